@@ -22,26 +22,10 @@ export function gpu(): Promise<GpuRuntime> {
   return runtime;
 }
 
-/** NaN bit pattern written into outputs before a run, so an unwritten element fails the comparison. */
+/** NaN written into outputs before a run, so an unwritten element fails the comparison. */
 export const POISON = NaN;
 
-/** A storage buffer holding `data` (f32). */
-export function upload(rt: GpuRuntime, name: string, data: ArrayLike<number>): GPUBuffer {
-  const buf = rt.buffer(name, data.length * 4);
-  rt.write(buf, Float32Array.from(data));
-  return buf;
-}
-
-export function uploadU32(rt: GpuRuntime, name: string, data: ArrayLike<number>): GPUBuffer {
-  const buf = rt.buffer(name, data.length * 4);
-  rt.write(buf, Uint32Array.from(data));
-  return buf;
-}
-
-/** A storage buffer of n floats filled with NaN. */
-export function poisoned(rt: GpuRuntime, name: string, n: number): GPUBuffer {
-  return upload(rt, name, new Float32Array(n).fill(POISON));
-}
+export { maxRelError, poisoned, relErr, rms, upload, uploadU32 } from '../../src/gpu/check';
 
 /** Seeded normal random values (fresh per test via the seed argument). */
 export function randn(rng: Rng, n: number, scale = 1): Float64Array {
@@ -50,36 +34,7 @@ export function randn(rng: Rng, n: number, scale = 1): Float64Array {
   return a;
 }
 
-/** A new seed per call so each run uses fresh random inputs; printed on failure via the message. */
+/** A new seed per call so each run uses fresh random inputs; tests print it on failure. */
 export function freshSeed(): number {
   return (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
-}
-
-/**
- * Max relative error |a-b| / max(|b|, floor) over all elements; NaN anywhere → Infinity.
- * The floor keeps near-zero reference values from dominating (absolute error there).
- */
-export function maxRelError(actual: ArrayLike<number>, expected: ArrayLike<number>, floor = 1): number {
-  if (actual.length < expected.length) return Infinity;
-  let worst = 0;
-  for (let i = 0; i < expected.length; i++) {
-    const a = actual[i];
-    const e = expected[i];
-    if (!Number.isFinite(a)) return Infinity;
-    const err = Math.abs(a - e) / Math.max(Math.abs(e), floor);
-    if (err > worst) worst = err;
-  }
-  return worst;
-}
-
-/** Scale for relative error: the RMS of the reference, so errors are relative to the data's magnitude. */
-export function rms(a: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * a[i];
-  return Math.sqrt(s / Math.max(1, a.length)) || 1;
-}
-
-/** Asserts max relative error (vs max(|ref|, 1e-3·rms(ref)... )) below tol, with a useful message. */
-export function relErr(actual: ArrayLike<number>, expected: ArrayLike<number>): number {
-  return maxRelError(actual, expected, rms(expected));
 }

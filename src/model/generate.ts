@@ -1,0 +1,102 @@
+/**
+ * Batched generation on the GPU with the KV cache: every sequence advances one position per
+ * decode step (prompts are consumed token by token, so prompts of different lengths need no
+ * padding logic), sampling happens on the GPU, and the CPU only peeks at the per-sequence
+ * status once every `chunk` steps to stop early — never per token.
+ */
+import type { SamplerOptions } from '../gpu/kernels/sampling';
+import type { GpuPolicy } from './policy';
+
+export interface GenerateRequest {
+  /** Token ids of each prompt (BOS included), 1 ≤ length < contextLength. */
+  prompts: number[][];
+  maxResponseLength: number;
+  temperature: number;
+  topP: number;
+  /** u32 seed of the counter-based sampler: same seed, same adapter → same tokens. */
+  seed: number;
+  eosId: number;
+  padId: number;
+}
+
+export type FinishReason = 'eos' | 'truncated';
+
+export interface GenerateResult {
+  /** Response tokens (EOS included when the response ended with it). */
+  responses: number[][];
+  finish: FinishReason[];
+  /** Log-prob and entropy of each response token's distribution at the sampling temperature. */
+  logp: number[][];
+  entropy: number[][];
+  /** Decode steps run (the batch stops when every sequence has finished). */
+  steps: number;
+}
+
+export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { chunk?: number } = {}): Promise<GenerateResult> {
+  const { rt, cfg } = policy;
+  const B = req.prompts.length;
+  const Tmax = cfg.contextLength;
+  if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0 };
+  let maxPrompt = 0;
+  req.prompts.forEach((p, i) => {
+    if (p.length < 1 || p.length >= Tmax) throw new Error(`prompts[${i}]: length ${p.length} must be between 1 and contextLength-1 (${Tmax - 1})`);
+    if (p.some((t) => !Number.isInteger(t) || t < 0 || t >= cfg.vocabSize)) throw new Error(`prompts[${i}]: token ids must be integers in [0, ${cfg.vocabSize})`);
+    maxPrompt = Math.max(maxPrompt, p.length);
+  });
+  if (!Number.isInteger(req.maxResponseLength) || req.maxResponseLength < 1) throw new Error(`maxResponseLength must be a positive integer, got ${req.maxResponseLength}`);
+  const plan = await policy.decodePlan(B);
+  const tokens = new Uint32Array(B * Tmax).fill(req.padId);
+  const seqs = new Uint32Array(B * 4);
+  req.prompts.forEach((p, b) => {
+    tokens.set(p, b * Tmax);
+    seqs[b * 4] = p.length;
+  });
+  rt.write(plan.tokens, tokens);
+  rt.write(plan.seqs, seqs);
+  rt.write(plan.state, new Uint32Array(4));
+  const sampler: SamplerOptions = {
+    temperature: req.temperature,
+    topP: req.topP,
+    seed: req.seed >>> 0,
+    maxResponseLength: req.maxResponseLength,
+    eosId: req.eosId,
+    padId: req.padId,
+  };
+  plan.setSampler(sampler);
+  // The last position that can hold a response token is maxPrompt - 1 + maxResponseLength.
+  const totalSteps = Math.min(maxPrompt - 1 + req.maxResponseLength, Tmax - 1);
+  const chunk = Math.max(1, opts.chunk ?? 8);
+  let steps = 0;
+  while (steps < totalSteps) {
+    const n = Math.min(chunk, totalSteps - steps);
+    const enc = rt.device.createCommandEncoder();
+    for (let i = 0; i < n; i++) rt.encode(enc, plan.step);
+    rt.device.queue.submit([enc.finish()]);
+    steps += n;
+    if (steps >= maxPrompt && steps < totalSteps) {
+      const st = await rt.readU32(plan.seqs, 0, B * 4);
+      let running = false;
+      for (let b = 0; b < B; b++) if (st[b * 4 + 2] === 0) running = true;
+      if (!running) break;
+    }
+  }
+  const [outTokens, outSeqs, lp, ent] = await Promise.all([
+    rt.readU32(plan.tokens, 0, B * Tmax),
+    rt.readU32(plan.seqs, 0, B * 4),
+    rt.readF32(plan.sampleLogp, 0, B * Tmax),
+    rt.readF32(plan.sampleEntropy, 0, B * Tmax),
+  ]);
+  const res: GenerateResult = { responses: [], finish: [], logp: [], entropy: [], steps };
+  for (let b = 0; b < B; b++) {
+    const P = outSeqs[b * 4];
+    const len = outSeqs[b * 4 + 1];
+    const status = outSeqs[b * 4 + 2];
+    const from = b * Tmax + P;
+    res.responses.push(Array.from(outTokens.subarray(from, from + len)));
+    res.logp.push(Array.from(lp.subarray(from, from + len)));
+    res.entropy.push(Array.from(ent.subarray(from, from + len)));
+    // A sequence still running when the step budget ran out was cut by the context: truncated.
+    res.finish.push(status === 1 ? 'eos' : 'truncated');
+  }
+  return res;
+}

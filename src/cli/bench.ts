@@ -1,0 +1,145 @@
+/**
+ * `magic-lab bench`: kernel-variant GFLOP/s at the model's shapes, a full train step
+ * (forward + GRPO loss + backward + clipped AdamW) and batched sampling. Medians after warm-up;
+ * a benchmark, not a test — compare figures measured in one run.
+ */
+import { writeFileSync } from 'node:fs';
+import { acquireNodeRuntime } from '../gpu/node';
+import { chooseMatmulVariant, MATMUL_VARIANTS, matmulGflops, type MatmulVariant } from '../gpu/kernels/matmul';
+import { validateModelConfig } from '../model/config';
+import { initParams } from '../model/init';
+import { GpuPolicy, trainMatmulShapes } from '../model/policy';
+import { buildPolicyStep } from '../model/step';
+import { generate } from '../model/generate';
+import { Rng } from '../util/rng';
+import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
+
+export const BENCH_FLAGS: Record<string, FlagSpec> = {
+  config: { type: 'string', help: 'model/batch size, e.g. vocab=32,ctx=64,dModel=64,layers=2,heads=4,batch=16' },
+  json: { type: 'string', help: 'also write the results as JSON to this file' },
+  steps: { type: 'int', min: 1, help: 'timed train steps (default 10)' },
+  help: { type: 'bool', help: 'show this help' },
+};
+
+const CONFIG_KEYS = ['vocab', 'ctx', 'dModel', 'layers', 'heads', 'mlpRatio', 'batch'] as const;
+export const DEFAULT_BENCH = { vocab: 32, ctx: 64, dModel: 64, layers: 2, heads: 4, mlpRatio: 4, batch: 16 };
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+export interface BenchResult {
+  adapter: string;
+  config: typeof DEFAULT_BENCH;
+  params: number;
+  matmul: { gflops: Record<MatmulVariant, number>; chosen: MatmulVariant; shapes: number; largest: { shape: string; gflops: Record<string, number> } };
+  train_step: { median_ms: number; tokens_per_s: number; steps: number };
+  sampling: { tokens_per_s: number; sequences: number; tokens: number; median_ms: number };
+}
+
+export async function bench(argv: string[], log: (s: string) => void = console.log): Promise<BenchResult> {
+  const flags = parseFlags(argv, BENCH_FLAGS, 'bench');
+  const kv = flags.config ? parseKeyValues(String(flags.config), CONFIG_KEYS, '--config') : {};
+  const c = { ...DEFAULT_BENCH, ...kv };
+  if (c.batch < 1) throw new UsageError('--config: batch must be at least 1');
+  const steps = (flags.steps as number | undefined) ?? 10;
+  let cfg;
+  try {
+    cfg = validateModelConfig({ vocabSize: c.vocab, contextLength: c.ctx, nLayers: c.layers, dModel: c.dModel, nHeads: c.heads, mlpRatio: c.mlpRatio });
+  } catch (e) {
+    throw new UsageError(`--config: ${(e as Error).message}`);
+  }
+  const rt = await acquireNodeRuntime();
+  try {
+    log(`adapter: ${rt.adapter.description}`);
+    const B = c.batch;
+    const T = c.ctx;
+    const rows = B * T;
+    const shapes = trainMatmulShapes(cfg, rows);
+    const choice = await chooseMatmulVariant(rt, shapes);
+    const big = shapes.reduce((a, s) => (s.M * s.N * s.K > a.M * a.N * a.K ? s : a));
+    const largest: Record<string, number> = {};
+    for (const v of MATMUL_VARIANTS) largest[v] = await matmulGflops(rt, v, big, 3);
+    const shapeName = `${big.M}x${big.N}x${big.K}${big.transA ? ' Aᵀ' : ''}${big.transB ? ' Bᵀ' : ''}`;
+
+    const policy = new GpuPolicy(rt, cfg, 'bench');
+    policy.setParams(initParams(cfg, 1));
+    policy.resetAdamState();
+    const step = await buildPolicyStep(policy, B, T, 1, {
+      kind: 'grpo',
+      opts: { epsLow: 0.2, epsHigh: 0.2, dualClip: null, entCoef: 0.01, klCoef: 0, klType: 'k3' },
+      useRef: false,
+    });
+    const rng = new Rng(7);
+    const tokens = Uint32Array.from({ length: rows }, () => rng.int(0, cfg.vocabSize - 1));
+    const targets = new Uint32Array(rows);
+    const weights = new Float32Array(rows);
+    const mask = new Float32Array(rows);
+    const adv = new Float32Array(rows);
+    for (let b = 0; b < B; b++) {
+      const a = rng.normal();
+      for (let t = 0; t < T - 1; t++) {
+        targets[b * T + t] = tokens[b * T + t + 1];
+        mask[b * T + t] = 1;
+        weights[b * T + t] = 1 / (B * (T - 1));
+        adv[b * T + t] = a;
+      }
+    }
+    rt.write(step.plan.tokens, tokens);
+    rt.write(step.plan.targets, targets);
+    rt.write(step.weights, weights);
+    rt.write(step.mask, mask);
+    rt.write(step.advantages, adv);
+    const adamw = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
+    const times: number[] = [];
+    for (let i = 0; i < steps + 2; i++) {
+      const t0 = performance.now();
+      step.run({ step: i + 1, adamw, onPolicy: true });
+      await step.readStats();
+      if (i >= 2) times.push(performance.now() - t0);
+    }
+    const stepMs = median(times);
+
+    // Sampling: B sequences from a one-token prompt, up to the full context; throughput counts the tokens actually generated.
+    const sampleTimes: number[] = [];
+    let generated = 0;
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      const res = await generate(policy, {
+        prompts: Array.from({ length: B }, () => [0]),
+        maxResponseLength: T - 1,
+        temperature: 1,
+        topP: 1,
+        seed: i,
+        eosId: cfg.vocabSize - 1,
+        padId: 0,
+      });
+      if (i > 0) sampleTimes.push(performance.now() - t0);
+      generated = res.responses.reduce((s, r) => s + r.length, 0);
+    }
+    const sampleMs = median(sampleTimes);
+    const result: BenchResult = {
+      adapter: rt.adapter.description,
+      config: c,
+      params: policy.layout.count,
+      matmul: { gflops: choice.gflops, chosen: choice.chosen, shapes: shapes.length, largest: { shape: shapeName, gflops: largest } },
+      train_step: { median_ms: stepMs, tokens_per_s: (rows / stepMs) * 1000, steps },
+      sampling: { tokens_per_s: (generated / sampleMs) * 1000, sequences: B, tokens: generated, median_ms: sampleMs },
+    };
+    const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toPrecision(3));
+    log(`model: ${Object.entries(c).map(([k, v]) => `${k}=${v}`).join(',')} (${result.params} parameters)`);
+    log('');
+    log('| measure | value |');
+    log('| --- | --- |');
+    for (const v of MATMUL_VARIANTS) log(`| matmul ${v}, all ${shapes.length} train-step shapes | ${f(choice.gflops[v])} GFLOP/s${v === choice.chosen ? ' (chosen)' : ''} |`);
+    for (const v of MATMUL_VARIANTS) log(`| matmul ${v}, largest shape ${shapeName} | ${f(largest[v])} GFLOP/s |`);
+    log(`| train_step (fwd + GRPO loss + bwd + AdamW), ${B}×${T} tokens | ${f(stepMs)} ms median, ${f(result.train_step.tokens_per_s)} tokens/s |`);
+    log(`| sampling, ${B} sequences, up to ${T - 1} tokens each (${generated} generated) | ${f(result.sampling.tokens_per_s)} tokens/s (${f(sampleMs)} ms) |`);
+    if (flags.json) writeFileSync(String(flags.json), JSON.stringify(result, null, 2) + '\n');
+    return result;
+  } finally {
+    rt.destroy();
+  }
+}

@@ -1,0 +1,619 @@
+/**
+ * RunConfig: every knob of a MAGIC Lab training run in ONE documented type, its validation
+ * (deep-merge over defaults, unknown fields rejected, one ConfigError naming the field path),
+ * the presets (MAGIC recipe, vanilla GRPO, one per paper ablation, each with a -tiny twin for
+ * fast tests), JSON round trip and a compact URL encoding of a config as a diff to its preset.
+ *
+ * Symbols follow the Skywork-OR1 report (see shared/MAGIC-RECIPE.md).
+ * Values marked "provisional" must be tuned at this tiny scale: tuned by measurement in
+ * BENCHMARKS.md.
+ */
+import { ConfigError, DEFAULT_MODEL_CONFIG, validateModelConfig, type ModelConfig } from '../model/config';
+import type { TruncationMode } from './advantage';
+import type { LossAggregation } from './aggregation';
+import type { EntropyControlConfig } from './entropy';
+import type { KlType } from './loss';
+import type { RejectionMode } from './rejection';
+import type { ConvergenceRule } from './stages';
+
+export type TaskFamily = 'addition' | 'countdown' | 'arith';
+export const TASK_FAMILIES: readonly TaskFamily[] = ['addition', 'countdown', 'arith'];
+
+/** One stage of the multi-stage schedule. null fields inherit the `rollout` defaults. */
+export interface StageConfig {
+  /** Max response length in tokens for this stage (raised stage by stage). */
+  maxResponseLength: number;
+  /** Fixed stage length in steps; exactly one of `steps` / `convergence` is set. */
+  steps: number | null;
+  /** End the stage when train accuracy plateaus (see stages.ts). */
+  convergence: ConvergenceRule | null;
+  /** D_R for this stage (prompts per rollout batch), or null = rollout.batchPrompts. */
+  batchPrompts: number | null;
+  /** G (M in Eq. 3.1) for this stage, or null = rollout.groupSize. */
+  groupSize: number | null;
+  /** τ for this stage, or null = rollout.temperature. */
+  temperature: number | null;
+}
+
+export interface RunConfig {
+  /** Seed of every random stream of the run (data, init, sampling, shuffles). uint32. */
+  seed: number;
+  /** Policy architecture. */
+  model: ModelConfig;
+  data: {
+    /** Task families mixed into the training and test sets (mixing helps stability). */
+    families: TaskFamily[];
+    /** Task difficulty level, 1 (easiest) … 10, mapped to operand sizes by the generators. */
+    difficulty: number;
+    /** Training prompts generated before filtering. */
+    trainSize: number;
+    /** Held-out test prompts. */
+    testSize: number;
+    /** Offline filter: N samples per prompt from the base model at τ = 1; drop 0/N and N/N. */
+    offlineFilter: { enabled: boolean; /** N */ samples: number };
+    /** Online filter: at each stage start drop prompts solved in every rollout of the previous stage. */
+    onlineFilter: boolean;
+  };
+  /** Rollout defaults; stages may override batchPrompts, groupSize and temperature. */
+  rollout: {
+    /** τ: sampling temperature (MAGIC: 1.0; 0.6 collapses entropy). */
+    temperature: number;
+    /** Nucleus sampling mass (1.0 = off). */
+    topP: number;
+    /** G: responses sampled per prompt (group size). */
+    groupSize: number;
+    /** D_R: prompts per rollout batch. */
+    batchPrompts: number;
+  };
+  /** Multi-stage schedule, run in order. */
+  stages: StageConfig[];
+  loss: {
+    /** ε_low: ρ is clipped below at 1 − ε_low. */
+    epsLow: number;
+    /** ε_high: ρ is clipped above at 1 + ε_high ("clip-higher" when > ε_low). */
+    epsHigh: number;
+    /** Dual-clip constant c > 1 bounding negative-advantage losses, or null (off, as released). */
+    dualClip: number | null;
+    /** Aggregation: 'token-mean' over all batch tokens (1/T_k, MAGIC) or per-sequence mean (GRPO). */
+    aggregation: LossAggregation;
+    /** Entropy term α_k·H_t (Eq. 3.2): target = tgt-ent, delta = Δ, cMin/cMax = c_min/c_max, c0 = c_0. */
+    entropy: EntropyControlConfig;
+    /** KL(π_θ‖π_ref) penalty: β (0 = off, no reference model) and estimator. */
+    kl: { beta: number; type: KlType };
+    /** Divide advantages by the group std (GRPO); false = Dr. GRPO centring only. */
+    advantageStd: boolean;
+  };
+  /** Zero-advantage groups: drop (MAGIC), refill with fresh rollouts (DAPO), or keep ('off'). */
+  rejection: { mode: RejectionMode; /** Cap on extra rollout rounds per step in 'refill' mode. */ maxRefillRounds: number };
+  /** Truncated responses: 'none' (reward 0 counts, MAGIC) or the Adv-Mask variants. */
+  truncation: { mode: TruncationMode };
+  update: {
+    /** D_R / D_T: mini-batches (optimizer steps) per rollout batch per epoch. Must divide D_R. */
+    miniBatches: number;
+    /** N_reuse: passes over each rollout batch. N_SGD = miniBatches · reuseEpochs. */
+    reuseEpochs: number;
+    /** AdamW learning rate (constant). */
+    lr: number;
+    /** AdamW β1, β2. */
+    beta1: number;
+    beta2: number;
+    /** AdamW decoupled weight decay. */
+    weightDecay: number;
+    /** Max global grad norm, or null for no clipping. */
+    gradClip: number | null;
+  };
+  eval: {
+    /** Evaluate every this many steps (0 = never during training). */
+    everySteps: number;
+    /** k: samples per test problem (avg@k, pass@k, maj@k). */
+    k: number;
+    /** Sampling temperatures to evaluate at (paper: 1.0 and 0.6). */
+    temperatures: number[];
+    /** Test problems per evaluation (≤ data.testSize). */
+    testProblems: number;
+  };
+  checkpoint: { /** Save every this many steps (0 = never). */ everySteps: number };
+}
+
+/** A partial RunConfig as accepted by validateRunConfig (arrays are given whole). */
+export type DeepPartial<T> = T extends readonly (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+export type RunConfigInput = DeepPartial<RunConfig>;
+
+/** Convergence rule defaults, merged under a partial `convergence` object. */
+export const DEFAULT_CONVERGENCE: ConvergenceRule = { window: 20, minImprovement: 0.01, maxSteps: 400 };
+
+/** Fields a partial stage does not give; maxResponseLength has no default (required). */
+const STAGE_TEMPLATE = {
+  maxResponseLength: undefined,
+  steps: null,
+  convergence: null,
+  batchPrompts: null,
+  groupSize: null,
+  temperature: null,
+} as unknown as StageConfig;
+
+/** The MAGIC recipe at lab scale; the base every other preset and every partial config merges over. */
+export const DEFAULT_RUN_CONFIG: RunConfig = {
+  seed: 1,
+  model: { ...DEFAULT_MODEL_CONFIG },
+  data: {
+    families: ['addition', 'countdown', 'arith'],
+    difficulty: 2,
+    trainSize: 4096,
+    testSize: 256,
+    offlineFilter: { enabled: true, samples: 8 }, // paper: 16 (math) / 8 (code)
+    onlineFilter: true,
+  },
+  rollout: { temperature: 1.0, topP: 1.0, groupSize: 8, batchPrompts: 32 },
+  // Two stages with a raised length, as 8K → 16K in the paper; prompt + response must fit 64.
+  // Fixed step counts keep ablations at equal compute. provisional: tuned by measurement in BENCHMARKS.md.
+  stages: [
+    { ...STAGE_TEMPLATE, maxResponseLength: 24, steps: 150 },
+    { ...STAGE_TEMPLATE, maxResponseLength: 40, steps: 150 },
+  ],
+  loss: {
+    epsLow: 0.2,
+    epsHigh: 0.2,
+    dualClip: null,
+    aggregation: 'token-mean',
+    entropy: {
+      mode: 'adaptive',
+      // provisional: tuned by measurement in BENCHMARKS.md (paper: 0.2 nats on a 150K vocab).
+      target: 0.2,
+      // provisional: tuned by measurement in BENCHMARKS.md (released 1e-4 over ~1000s of steps; a
+      // 300-step run needs c to reach c_max in ~25 steps).
+      delta: 2e-3,
+      cMin: 0,
+      // provisional: tuned by measurement in BENCHMARKS.md (released 5e-3).
+      cMax: 0.05,
+      c0: 0,
+      // provisional: tuned by measurement in BENCHMARKS.md (const-entropy ablation only).
+      constantCoef: 0.01,
+      gate: 'current',
+    },
+    kl: { beta: 0, type: 'k3' },
+    advantageStd: true,
+  },
+  rejection: { mode: 'drop', maxRefillRounds: 3 },
+  truncation: { mode: 'none' },
+  update: {
+    miniBatches: 1,
+    reuseEpochs: 1,
+    // provisional: tuned by measurement in BENCHMARKS.md (paper 1e-6 is for 7B; a ~100K-param
+    // char model fine-tunes around 1e-4…1e-3).
+    lr: 3e-4,
+    beta1: 0.9,
+    beta2: 0.999,
+    weightDecay: 0.01,
+    gradClip: 1.0,
+  },
+  eval: { everySteps: 20, k: 8, temperatures: [1.0, 0.6], testProblems: 128 },
+  checkpoint: { everySteps: 50 },
+};
+
+/** Shrinks a config for fast tests: tiny model, 2 prompts × 4 responses, 2 stages of 2 steps. */
+const TINY_OVERLAY: RunConfigInput = {
+  model: { vocabSize: 32, contextLength: 64, dModel: 16, nLayers: 1, nHeads: 2 },
+  // The offline filter is off: a tiny untrained model solves nothing and it would empty the set.
+  data: { trainSize: 16, testSize: 8, offlineFilter: { enabled: false, samples: 4 } },
+  rollout: { batchPrompts: 2, groupSize: 4 },
+  stages: [
+    { maxResponseLength: 8, steps: 2 },
+    { maxResponseLength: 12, steps: 2 },
+  ],
+  eval: { everySteps: 2, k: 2, testProblems: 4 },
+  checkpoint: { everySteps: 2 },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+type Rec = Record<string, unknown>;
+const isObj = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const describe = (v: unknown): string => (v === undefined ? 'nothing' : typeof v === 'number' ? String(v) : JSON.stringify(v));
+
+function clone<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(clone) as T;
+  if (isObj(v)) {
+    const out: Rec = {};
+    for (const k of Object.keys(v)) out[k] = clone(v[k]);
+    return out as T;
+  }
+  return v;
+}
+
+/** Path with array indices replaced by [] to look up templates: stages[2].convergence → stages[].convergence. */
+const pattern = (path: string) => path.replace(/\[\d+\]/g, '[]');
+const join = (path: string, k: string) => (path ? `${path}.${k}` : k);
+
+/** Array elements merge over these (a partial stage gets the template's nulls). */
+const ELEMENT_TEMPLATES: Record<string, unknown> = { 'stages[]': STAGE_TEMPLATE };
+/** Fields that are null or an object; a partial object merges over the base's or this default. */
+const NULLABLE_OBJECTS: Record<string, unknown> = { 'stages[].convergence': DEFAULT_CONVERGENCE };
+
+/**
+ * Deep merge: objects merge key by key (unknown keys rejected), arrays replace whole (their
+ * elements merge over a template when there is one), nullable objects accept null or a
+ * partial, leaves take the input as given (checked afterwards).
+ */
+function merge(base: unknown, input: unknown, path: string): unknown {
+  if (input === undefined) return clone(base);
+  const pat = pattern(path);
+  if (pat in NULLABLE_OBJECTS) {
+    if (input === null) return null;
+    if (!isObj(base)) base = NULLABLE_OBJECTS[pat];
+  }
+  if (isObj(base)) {
+    if (!isObj(input)) throw new ConfigError(path, `must be an object, got ${describe(input)}`);
+    for (const k of Object.keys(input)) {
+      if (!(k in base)) throw new ConfigError(join(path, k), `unknown field (known: ${Object.keys(base).join(', ')})`);
+    }
+    const out: Rec = {};
+    for (const k of Object.keys(base)) out[k] = merge(base[k], input[k], join(path, k));
+    return out;
+  }
+  if (Array.isArray(base)) {
+    if (!Array.isArray(input)) throw new ConfigError(path, `must be an array, got ${describe(input)}`);
+    const tpl = ELEMENT_TEMPLATES[`${pat}[]`];
+    return input.map((el, i) => (tpl === undefined ? clone(el) : merge(tpl, el, `${path}[${i}]`)));
+  }
+  return clone(input);
+}
+
+interface Range {
+  min?: number;
+  max?: number;
+  /** Exclusive bounds. */
+  minOpen?: boolean;
+  maxOpen?: boolean;
+  int?: boolean;
+}
+
+function rangeText(r: Range): string {
+  const lo = r.min ?? -Infinity;
+  const hi = r.max ?? Infinity;
+  const kind = r.int ? 'an integer ' : '';
+  if (hi === Infinity) return `must be ${kind}${r.minOpen ? '>' : '≥'} ${lo}`;
+  if (lo === -Infinity) return `must be ${kind}${r.maxOpen ? '<' : '≤'} ${hi}`;
+  return `must be ${kind}in ${r.minOpen ? '(' : '['}${lo}, ${hi}${r.maxOpen ? ')' : ']'}`;
+}
+
+function num(v: unknown, path: string, r: Range): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    throw new ConfigError(path, `must be ${r.int ? 'an integer' : 'a finite number'}, got ${describe(v)}`);
+  }
+  const lo = r.min ?? -Infinity;
+  const hi = r.max ?? Infinity;
+  const bad = (r.int && !Number.isInteger(v)) || v < lo || v > hi || (r.minOpen && v === lo) || (r.maxOpen && v === hi);
+  if (bad) throw new ConfigError(path, `${rangeText(r)}, got ${v}`);
+  return v;
+}
+
+const int = (v: unknown, path: string, min: number, max = Infinity) => num(v, path, { min, max, int: true });
+const nullable = <T>(v: unknown, check: (v: unknown) => T): T | null => (v === null ? null : check(v));
+
+function bool(v: unknown, path: string): boolean {
+  if (typeof v !== 'boolean') throw new ConfigError(path, `must be true or false, got ${describe(v)}`);
+  return v;
+}
+
+function oneOf<T extends string>(v: unknown, path: string, options: readonly T[]): T {
+  if (typeof v !== 'string' || !options.includes(v as T)) {
+    throw new ConfigError(path, `must be one of ${options.map((o) => `"${o}"`).join(', ')}, got ${describe(v)}`);
+  }
+  return v as T;
+}
+
+const MAX_TEMPERATURE = 10;
+const temperature = (v: unknown, path: string) => num(v, path, { min: 0, max: MAX_TEMPERATURE, minOpen: true });
+
+/** Field checks and cross-field constraints on a merged config (throws the first failure). */
+function check(c: RunConfig): void {
+  int(c.seed, 'seed', 0, 0xffffffff);
+
+  try {
+    c.model = validateModelConfig(c.model);
+  } catch (e) {
+    if (e instanceof ConfigError && !e.field.startsWith('model')) {
+      throw new ConfigError(`model.${e.field}`, e.message.slice(e.field.length + 2));
+    }
+    throw e;
+  }
+  const ctx = c.model.contextLength;
+
+  const d = c.data;
+  if (!Array.isArray(d.families) || d.families.length === 0) throw new ConfigError('data.families', `must be a non-empty array, got ${describe(d.families)}`);
+  d.families.forEach((f, i) => {
+    oneOf(f, `data.families[${i}]`, TASK_FAMILIES);
+    if (d.families.indexOf(f) !== i) throw new ConfigError(`data.families[${i}]`, `duplicate family "${f}"`);
+  });
+  int(d.difficulty, 'data.difficulty', 1, 10);
+  int(d.trainSize, 'data.trainSize', 1, 1_000_000);
+  int(d.testSize, 'data.testSize', 1, 1_000_000);
+  bool(d.offlineFilter.enabled, 'data.offlineFilter.enabled');
+  int(d.offlineFilter.samples, 'data.offlineFilter.samples', 2, 1024);
+  bool(d.onlineFilter, 'data.onlineFilter');
+
+  const r = c.rollout;
+  temperature(r.temperature, 'rollout.temperature');
+  num(r.topP, 'rollout.topP', { min: 0, max: 1, minOpen: true });
+  int(r.groupSize, 'rollout.groupSize', 2, 1024);
+  int(r.batchPrompts, 'rollout.batchPrompts', 1, 100_000);
+
+  if (!Array.isArray(c.stages) || c.stages.length === 0) throw new ConfigError('stages', `must be a non-empty array, got ${describe(c.stages)}`);
+  if (c.stages.length > 16) throw new ConfigError('stages', `at most 16 stages, got ${c.stages.length}`);
+  c.stages.forEach((s, i) => {
+    const p = `stages[${i}]`;
+    // A response needs at least one prompt token in front of it; the trainer checks the exact prompt length.
+    int(s.maxResponseLength, `${p}.maxResponseLength`, 1, ctx - 1);
+    nullable(s.steps, (v) => int(v, `${p}.steps`, 1, 1_000_000));
+    if (s.convergence !== null) {
+      const cv = s.convergence;
+      int(cv.window, `${p}.convergence.window`, 1, 10_000);
+      num(cv.minImprovement, `${p}.convergence.minImprovement`, { min: 0, max: 1 });
+      int(cv.maxSteps, `${p}.convergence.maxSteps`, 2 * cv.window, 1_000_000);
+    }
+    if ((s.steps === null) === (s.convergence === null)) {
+      throw new ConfigError(p, 'set exactly one of "steps" and "convergence"');
+    }
+    nullable(s.batchPrompts, (v) => int(v, `${p}.batchPrompts`, 1, 100_000));
+    nullable(s.groupSize, (v) => int(v, `${p}.groupSize`, 2, 1024));
+    nullable(s.temperature, (v) => temperature(v, `${p}.temperature`));
+  });
+
+  const l = c.loss;
+  num(l.epsLow, 'loss.epsLow', { min: 0, max: 1, maxOpen: true });
+  num(l.epsHigh, 'loss.epsHigh', { min: 0, max: 10 });
+  nullable(l.dualClip, (v) => num(v, 'loss.dualClip', { min: 1, max: 100, minOpen: true }));
+  oneOf(l.aggregation, 'loss.aggregation', ['token-mean', 'seq-mean-token-mean'] as const);
+  const e = l.entropy;
+  oneOf(e.mode, 'loss.entropy.mode', ['adaptive', 'constant', 'off'] as const);
+  num(e.target, 'loss.entropy.target', { min: 0, max: 100, minOpen: true });
+  num(e.delta, 'loss.entropy.delta', { min: 0, max: 10 });
+  num(e.cMin, 'loss.entropy.cMin', { min: 0, max: 10 });
+  num(e.cMax, 'loss.entropy.cMax', { min: e.cMin, max: 10 });
+  num(e.c0, 'loss.entropy.c0', { min: e.cMin, max: e.cMax });
+  num(e.constantCoef, 'loss.entropy.constantCoef', { min: 0, max: 10 });
+  oneOf(e.gate, 'loss.entropy.gate', ['current', 'lagged'] as const);
+  num(l.kl.beta, 'loss.kl.beta', { min: 0, max: 100 });
+  oneOf(l.kl.type, 'loss.kl.type', ['k1', 'k3', 'low_var_kl'] as const);
+  bool(l.advantageStd, 'loss.advantageStd');
+
+  oneOf(c.rejection.mode, 'rejection.mode', ['drop', 'refill', 'off'] as const);
+  int(c.rejection.maxRefillRounds, 'rejection.maxRefillRounds', 0, 100);
+  oneOf(c.truncation.mode, 'truncation.mode', ['none', 'adv-mask-before', 'adv-mask-after'] as const);
+
+  const u = c.update;
+  int(u.miniBatches, 'update.miniBatches', 1, 100_000);
+  int(u.reuseEpochs, 'update.reuseEpochs', 1, 100);
+  num(u.lr, 'update.lr', { min: 0, max: 1, minOpen: true });
+  num(u.beta1, 'update.beta1', { min: 0, max: 1, maxOpen: true });
+  num(u.beta2, 'update.beta2', { min: 0, max: 1, maxOpen: true });
+  num(u.weightDecay, 'update.weightDecay', { min: 0, max: 10 });
+  nullable(u.gradClip, (v) => num(v, 'update.gradClip', { min: 0, max: 1e6, minOpen: true }));
+  c.stages.forEach((_, i) => {
+    const b = resolveStage(c, i).batchPrompts;
+    if (b % u.miniBatches !== 0) {
+      throw new ConfigError('update.miniBatches', `must divide the batch prompts D_R of every stage; stages[${i}] has ${b}, got ${u.miniBatches}`);
+    }
+  });
+
+  const ev = c.eval;
+  int(ev.everySteps, 'eval.everySteps', 0, 1_000_000);
+  int(ev.k, 'eval.k', 1, 1024);
+  if (!Array.isArray(ev.temperatures) || ev.temperatures.length === 0) throw new ConfigError('eval.temperatures', `must be a non-empty array, got ${describe(ev.temperatures)}`);
+  ev.temperatures.forEach((t, i) => temperature(t, `eval.temperatures[${i}]`));
+  int(ev.testProblems, 'eval.testProblems', 1, d.testSize);
+  int(c.checkpoint.everySteps, 'checkpoint.everySteps', 0, 1_000_000);
+}
+
+/**
+ * Validates a (partial, untrusted) config and returns a complete, fresh one: `input` is
+ * deep-merged over `base` (default: the MAGIC recipe); neither is modified.
+ * Throws ONE ConfigError naming the first bad field, e.g. `loss.epsLow: must be in [0, 1), got -1`.
+ */
+export function validateRunConfig(input: unknown, base: RunConfig = DEFAULT_RUN_CONFIG): RunConfig {
+  if (input === undefined || input === null) input = {};
+  if (!isObj(input)) throw new ConfigError('config', `must be an object, got ${describe(input)}`);
+  const merged = merge(base, input, '') as RunConfig;
+  check(merged);
+  return merged;
+}
+
+/** Stage i with the rollout defaults filled in. */
+export interface ResolvedStage {
+  index: number;
+  maxResponseLength: number;
+  steps: number | null;
+  convergence: ConvergenceRule | null;
+  batchPrompts: number;
+  groupSize: number;
+  temperature: number;
+  topP: number;
+}
+
+export function resolveStage(cfg: RunConfig, index: number): ResolvedStage {
+  const s = cfg.stages[index];
+  if (s === undefined) throw new RangeError(`no stage ${index} (the run has ${cfg.stages.length})`);
+  return {
+    index,
+    maxResponseLength: s.maxResponseLength,
+    steps: s.steps,
+    convergence: s.convergence,
+    batchPrompts: s.batchPrompts ?? cfg.rollout.batchPrompts,
+    groupSize: s.groupSize ?? cfg.rollout.groupSize,
+    temperature: s.temperature ?? cfg.rollout.temperature,
+    topP: cfg.rollout.topP,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Presets
+
+/** Each preset = MAGIC + one change (`tiny`: the change as it applies to the -tiny base). */
+const PRESET_DIFFS: Record<string, (base: RunConfig, tiny: boolean) => RunConfigInput> = {
+  // Paper's final recipe.
+  magic: () => ({}),
+  // Vanilla GRPO: per-sequence mean, k3 KL β = 1e-3, no filtering, no entropy term, no rejection.
+  grpo: () => ({
+    data: { offlineFilter: { enabled: false }, onlineFilter: false },
+    loss: { aggregation: 'seq-mean-token-mean', kl: { beta: 1e-3, type: 'k3' }, entropy: { mode: 'off' } },
+    rejection: { mode: 'off' },
+  }),
+  'temp-0.6': () => ({ rollout: { temperature: 0.6 } }),
+  // 4 mini-batches per rollout batch → N_SGD = 4 (the tiny batch grows to 4 prompts to split).
+  'off-policy-nsgd4': (_b, tiny) => ({ update: { miniBatches: 4 }, ...(tiny ? { rollout: { batchPrompts: 4 } } : {}) }),
+  'kl-on': () => ({ loss: { kl: { beta: 1e-3 } } }),
+  'adv-mask-before': () => ({ truncation: { mode: 'adv-mask-before' } }),
+  'adv-mask-after': () => ({ truncation: { mode: 'adv-mask-after' } }),
+  'no-rejection': () => ({ rejection: { mode: 'off' } }),
+  // One stage at the final length for the same total steps.
+  'single-stage': (b) => ({
+    stages: [{ maxResponseLength: b.stages[b.stages.length - 1].maxResponseLength, steps: b.stages.reduce((a, s) => a + (s.steps ?? 0), 0) }],
+  }),
+  'const-entropy': () => ({ loss: { entropy: { mode: 'constant' } } }),
+  'clip-high-0.28': () => ({ loss: { epsHigh: 0.28 } }),
+};
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null) {
+    for (const k of Object.keys(v)) deepFreeze((v as Rec)[k]);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+const TINY_BASE = validateRunConfig(TINY_OVERLAY, DEFAULT_RUN_CONFIG);
+
+function buildPresets(): Record<string, RunConfig> {
+  const out: Record<string, RunConfig> = {};
+  for (const [name, diff] of Object.entries(PRESET_DIFFS)) {
+    out[name] = deepFreeze(validateRunConfig(diff(DEFAULT_RUN_CONFIG, false), DEFAULT_RUN_CONFIG));
+    out[`${name}-tiny`] = deepFreeze(validateRunConfig(diff(TINY_BASE, true), TINY_BASE));
+  }
+  return out;
+}
+
+/** Every preset, validated and deep-frozen (use getPreset for a mutable copy). */
+export const PRESETS: Readonly<Record<string, RunConfig>> = Object.freeze(buildPresets());
+
+export const DEFAULT_PRESET = 'magic';
+
+export function presetNames(): string[] {
+  return Object.keys(PRESETS);
+}
+
+/** A fresh, mutable copy of a preset; throws a ConfigError listing the valid names. */
+export function getPreset(name: string): RunConfig {
+  const p = Object.prototype.hasOwnProperty.call(PRESETS, name) ? PRESETS[name] : undefined;
+  if (p === undefined) throw new ConfigError('preset', `unknown preset ${JSON.stringify(name)} (valid: ${presetNames().join(', ')})`);
+  return clone(p);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serialisation
+
+export function runConfigToJSON(cfg: RunConfig): string {
+  return JSON.stringify(cfg, null, 2);
+}
+
+/** Parses and validates (fields missing from an older file take today's defaults). */
+export function runConfigFromJSON(text: string): RunConfig {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError('config', `not valid JSON (${(e as Error).message})`);
+  }
+  return validateRunConfig(parsed);
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Stage without the fields equal to the template (keeps URLs short). */
+function compactStage(s: StageConfig): Rec {
+  const out: Rec = {};
+  for (const [k, v] of Object.entries(s)) if (!jsonEqual(v, (STAGE_TEMPLATE as unknown as Rec)[k])) out[k] = v;
+  return out;
+}
+
+function diffLeaves(base: unknown, cur: unknown, path: string, out: [string, string][]): void {
+  if (isObj(base) && isObj(cur)) {
+    for (const k of Object.keys(cur)) diffLeaves(base[k], cur[k], join(path, k), out);
+    return;
+  }
+  if (jsonEqual(base, cur)) return;
+  if (path === 'stages') cur = (cur as StageConfig[]).map(compactStage);
+  out.push([path, typeof cur === 'string' ? cur : JSON.stringify(cur)]);
+}
+
+/** Reserved URL parameter naming the preset the diff applies to. */
+export const PRESET_PARAM = 'preset';
+
+/**
+ * `preset=<name>` plus one `dotted.path=value` per field that differs from the preset
+ * (strings raw, everything else JSON; arrays whole). A config equal to its preset is just
+ * `preset=<name>`.
+ */
+export function encodeConfigToUrlParams(cfg: RunConfig, presetName: string): URLSearchParams {
+  const base = getPreset(presetName);
+  const pairs: [string, string][] = [];
+  diffLeaves(base, validateRunConfig(cfg, base), '', pairs);
+  return new URLSearchParams([[PRESET_PARAM, presetName], ...pairs]);
+}
+
+function leafAt(base: unknown, keys: readonly string[]): unknown {
+  let v = base;
+  for (const k of keys) v = isObj(v) ? v[k] : undefined;
+  return v;
+}
+
+/**
+ * Inverse of encodeConfigToUrlParams; validates the result. Missing `preset` means "magic".
+ * Parameters named in `ignore` belong to the page, not the config; any other unknown
+ * parameter is an error, so a typo is never silently dropped.
+ */
+export function decodeConfigFromUrlParams(
+  params: URLSearchParams | string,
+  ignore: readonly string[] = [],
+): { preset: string; config: RunConfig } {
+  const p = typeof params === 'string' ? new URLSearchParams(params) : params;
+  const presetValues = p.getAll(PRESET_PARAM);
+  if (presetValues.length > 1) throw new ConfigError(PRESET_PARAM, 'given more than once');
+  const preset = presetValues[0] ?? DEFAULT_PRESET;
+  const base = getPreset(preset);
+  const partial: Rec = {};
+  const seen = new Set<string>();
+  for (const [key, raw] of p) {
+    if (key === PRESET_PARAM || ignore.includes(key)) continue;
+    if (seen.has(key)) throw new ConfigError(key, 'given more than once');
+    seen.add(key);
+    const keys = key.split('.');
+    if (keys.some((k) => k === '' || k === '__proto__' || k === 'constructor' || k === 'prototype')) {
+      throw new ConfigError(key, 'not a config field path');
+    }
+    let value: unknown = raw;
+    if (typeof leafAt(base, keys) !== 'string') {
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        value = raw; // validation reports it with the field name
+      }
+    }
+    let node = partial;
+    keys.slice(0, -1).forEach((k, i) => {
+      if (!isObj(node[k])) {
+        if (node[k] !== undefined) throw new ConfigError(keys.slice(0, i + 1).join('.'), 'given both as a value and as an object');
+        node[k] = {};
+      }
+      node = node[k] as Rec;
+    });
+    const last = keys[keys.length - 1];
+    if (node[last] !== undefined) throw new ConfigError(key, 'given both as a value and as an object');
+    node[last] = value;
+  }
+  return { preset, config: validateRunConfig(partial, base) };
+}

@@ -1,0 +1,11 @@
+/** Pure (non-GPU) rules of the MAGIC RL algorithm and the run configuration. */
+export * from './advantage';
+export * from './aggregation';
+export * from './config';
+export * from './entropy';
+export * from './filters';
+export * from './loss';
+export * from './metrics';
+export * from './minibatch';
+export * from './rejection';
+export * from './stages';

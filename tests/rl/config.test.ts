@@ -1,0 +1,239 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/model/config';
+import {
+  DEFAULT_RUN_CONFIG,
+  PRESETS,
+  decodeConfigFromUrlParams,
+  encodeConfigToUrlParams,
+  getPreset,
+  presetNames,
+  resolveStage,
+  runConfigFromJSON,
+  runConfigToJSON,
+  validateRunConfig,
+  type RunConfig,
+} from '../../src/rl/config';
+
+function configError(f: () => unknown): ConfigError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+describe('validateRunConfig', () => {
+  it('an empty input gives the defaults as a fresh copy', () => {
+    const c = validateRunConfig({});
+    expect(c).toEqual(DEFAULT_RUN_CONFIG);
+    expect(c).not.toBe(DEFAULT_RUN_CONFIG);
+    c.loss.epsLow = 0.5;
+    c.stages[0].maxResponseLength = 1;
+    c.eval.temperatures.push(2);
+    c.model.dModel = 8;
+    expect(DEFAULT_RUN_CONFIG.loss.epsLow).toBe(0.2);
+    expect(DEFAULT_RUN_CONFIG.stages[0].maxResponseLength).toBe(24);
+    expect(DEFAULT_RUN_CONFIG.eval.temperatures).toEqual([1.0, 0.6]);
+    expect(DEFAULT_RUN_CONFIG.model.dModel).toBe(64);
+  });
+
+  it('deep-merges a partial config without touching the input or the defaults', () => {
+    const before = JSON.stringify(DEFAULT_RUN_CONFIG);
+    const input = deepFreeze({ loss: { epsHigh: 0.28, entropy: { cMax: 0.1 } }, stages: [{ maxResponseLength: 10, convergence: { window: 5 } }] });
+    const c = validateRunConfig(input);
+    expect(c.loss.epsHigh).toBe(0.28);
+    expect(c.loss.epsLow).toBe(0.2);
+    expect(c.loss.entropy).toMatchObject({ cMax: 0.1, target: 0.2, mode: 'adaptive' });
+    // stage lists replace whole; a partial stage / convergence merges over their templates
+    expect(c.stages).toEqual([
+      { maxResponseLength: 10, steps: null, convergence: { window: 5, minImprovement: 0.01, maxSteps: 400 }, batchPrompts: null, groupSize: null, temperature: null },
+    ]);
+    expect(JSON.stringify(DEFAULT_RUN_CONFIG)).toBe(before);
+  });
+
+  const bad: [string, unknown, string, RegExp][] = [
+    ['negative epsLow', { loss: { epsLow: -1 } }, 'loss.epsLow', /^loss\.epsLow: must be in \[0, 1\), got -1$/],
+    ['unknown nested field', { loss: { epsilonLow: 0.2 } }, 'loss.epsilonLow', /unknown field/],
+    ['unknown top-level field', { bogus: 1 }, 'bogus', /unknown field/],
+    ['section not an object', { loss: 5 }, 'loss', /must be an object, got 5/],
+    ['model dModel not divisible by heads', { model: { dModel: 30 } }, 'model.dModel', /divisible by nHeads/],
+    ['model zero layers', { model: { nLayers: 0 } }, 'model.nLayers', /between 1 and 64, got 0/],
+    ['model unknown field', { model: { layers: 2 } }, 'model.layers', /unknown field/],
+    ['group size 1', { rollout: { groupSize: 1 } }, 'rollout.groupSize', /integer in \[2, 1024\], got 1/],
+    ['miniBatches not dividing D_R', { update: { miniBatches: 3 } }, 'update.miniBatches', /stages\[0\] has 32, got 3/],
+    ['stage D_R override not divisible', { update: { miniBatches: 4 }, stages: [{ maxResponseLength: 10, steps: 5, batchPrompts: 6 }] }, 'update.miniBatches', /stages\[0\] has 6/],
+    ['stage with neither steps nor convergence', { stages: [{ maxResponseLength: 24 }] }, 'stages[0]', /exactly one of "steps" and "convergence"/],
+    ['stage with both', { stages: [{ maxResponseLength: 24, steps: 3, convergence: {} }] }, 'stages[0]', /exactly one/],
+    ['response longer than the context', { stages: [{ maxResponseLength: 24, steps: 5 }, { maxResponseLength: 80, steps: 5 }] }, 'stages[1].maxResponseLength', /\[1, 63\], got 80/],
+    ['missing maxResponseLength', { stages: [{ steps: 5 }] }, 'stages[0].maxResponseLength', /got nothing/],
+    ['maxSteps below 2W', { stages: [{ maxResponseLength: 10, convergence: { window: 5, maxSteps: 6 } }] }, 'stages[0].convergence.maxSteps', /\[10, /],
+    ['empty stage list', { stages: [] }, 'stages', /non-empty/],
+    ['bad entropy mode', { loss: { entropy: { mode: 'sometimes' } } }, 'loss.entropy.mode', /"adaptive", "constant", "off"/],
+    ['c0 above cMax', { loss: { entropy: { cMax: 0.01, c0: 0.02 } } }, 'loss.entropy.c0', /\[0, 0.01\], got 0.02/],
+    ['cMax below cMin', { loss: { entropy: { cMin: 0.1, cMax: 0.05, c0: 0.1 } } }, 'loss.entropy.cMax', /got 0.05/],
+    ['bad kl type', { loss: { kl: { type: 'k2' } } }, 'loss.kl.type', /"k1", "k3", "low_var_kl"/],
+    ['dual clip ≤ 1', { loss: { dualClip: 1 } }, 'loss.dualClip', /\(1, 100\]/],
+    ['zero learning rate', { update: { lr: 0 } }, 'update.lr', /\(0, 1\], got 0/],
+    ['string where a number belongs', { update: { beta1: '0.9' } }, 'update.beta1', /finite number, got "0.9"/],
+    ['duplicate family', { data: { families: ['addition', 'addition'] } }, 'data.families[1]', /duplicate/],
+    ['unknown family', { data: { families: ['calculus'] } }, 'data.families[0]', /"addition", "countdown", "arith"/],
+    ['fractional seed', { seed: 1.5 }, 'seed', /integer/],
+    ['no eval temperatures', { eval: { temperatures: [] } }, 'eval.temperatures', /non-empty/],
+    ['more test problems than the test set', { eval: { testProblems: 1000 } }, 'eval.testProblems', /\[1, 256\], got 1000/],
+    ['zero rollout temperature', { rollout: { temperature: 0 } }, 'rollout.temperature', /\(0, 10\]/],
+    ['bad rejection mode', { rejection: { mode: 'refil' } }, 'rejection.mode', /"drop", "refill", "off"/],
+    ['non-object input', 42, 'config', /must be an object/],
+  ];
+  it.each(bad)('%s → one ConfigError naming the field', (_name, input, field, message) => {
+    const before = JSON.stringify(DEFAULT_RUN_CONFIG);
+    const e = configError(() => validateRunConfig(input));
+    expect(e.field).toBe(field);
+    expect(e.message).toMatch(message);
+    expect(e.message.startsWith(`${field}: `)).toBe(true);
+    expect(JSON.stringify(DEFAULT_RUN_CONFIG)).toBe(before);
+  });
+
+  it('accepts nullable knobs set or unset', () => {
+    expect(validateRunConfig({ loss: { dualClip: 3 }, update: { gradClip: null } })).toMatchObject({ loss: { dualClip: 3 }, update: { gradClip: null } });
+  });
+
+  it('resolveStage fills stage fields from the rollout defaults', () => {
+    const c = validateRunConfig({ stages: [{ maxResponseLength: 10, steps: 2, temperature: 0.6 }, { maxResponseLength: 20, steps: 2, groupSize: 16 }] });
+    expect(resolveStage(c, 0)).toMatchObject({ temperature: 0.6, groupSize: 8, batchPrompts: 32, topP: 1 });
+    expect(resolveStage(c, 1)).toMatchObject({ temperature: 1, groupSize: 16 });
+    expect(() => resolveStage(c, 2)).toThrow(/no stage 2/);
+  });
+});
+
+const ABLATIONS = ['magic', 'grpo', 'temp-0.6', 'off-policy-nsgd4', 'kl-on', 'adv-mask-before', 'adv-mask-after', 'no-rejection', 'single-stage', 'const-entropy', 'clip-high-0.28'];
+
+describe('presets', () => {
+  it('has every recipe and ablation with a -tiny twin', () => {
+    expect(presetNames().sort()).toEqual([...ABLATIONS, ...ABLATIONS.map((n) => `${n}-tiny`)].sort());
+    expect(presetNames()[0]).toBe('magic');
+  });
+
+  it.each(presetNames())('%s validates and survives a JSON round trip', (name) => {
+    const p = PRESETS[name];
+    expect(validateRunConfig(p)).toEqual(p);
+    expect(runConfigFromJSON(runConfigToJSON(p))).toEqual(p);
+    expect(p.model.vocabSize).toBe(32);
+  });
+
+  it('magic is the default config', () => {
+    expect(PRESETS.magic).toEqual(DEFAULT_RUN_CONFIG);
+  });
+
+  // Each ablation changes exactly the intended fields (the URL diff lists the changed leaves).
+  const changed = (name: string) => [...encodeConfigToUrlParams(PRESETS[name], 'magic').keys()].filter((k) => k !== 'preset').sort();
+  it.each([
+    ['grpo', ['data.offlineFilter.enabled', 'data.onlineFilter', 'loss.aggregation', 'loss.entropy.mode', 'loss.kl.beta', 'rejection.mode']],
+    ['temp-0.6', ['rollout.temperature']],
+    ['off-policy-nsgd4', ['update.miniBatches']],
+    ['kl-on', ['loss.kl.beta']],
+    ['adv-mask-before', ['truncation.mode']],
+    ['adv-mask-after', ['truncation.mode']],
+    ['no-rejection', ['rejection.mode']],
+    ['single-stage', ['stages']],
+    ['const-entropy', ['loss.entropy.mode']],
+    ['clip-high-0.28', ['loss.epsHigh']],
+  ])('%s differs from magic only in %j', (name, fields) => {
+    expect(changed(name)).toEqual([...fields].sort());
+  });
+
+  it('recipe values: MAGIC and vanilla GRPO', () => {
+    const m = PRESETS.magic;
+    expect([m.loss.epsLow, m.loss.epsHigh, m.loss.dualClip, m.loss.aggregation, m.loss.kl.beta]).toEqual([0.2, 0.2, null, 'token-mean', 0]);
+    expect([m.rollout.temperature, m.update.miniBatches, m.update.reuseEpochs, m.rejection.mode, m.truncation.mode]).toEqual([1, 1, 1, 'drop', 'none']);
+    expect(m.stages.map((s) => s.maxResponseLength)).toEqual([24, 40]);
+    expect(m.model).toMatchObject({ vocabSize: 32, contextLength: 64, dModel: 64, nLayers: 2, nHeads: 4 });
+    const g = PRESETS.grpo;
+    expect([g.loss.aggregation, g.loss.kl.beta, g.loss.kl.type, g.loss.entropy.mode, g.rejection.mode, g.data.onlineFilter, g.data.offlineFilter.enabled]).toEqual([
+      'seq-mean-token-mean', 1e-3, 'k3', 'off', 'off', false, false,
+    ]);
+    expect(PRESETS['single-stage'].stages).toEqual([{ maxResponseLength: 40, steps: 300, convergence: null, batchPrompts: null, groupSize: null, temperature: null }]);
+  });
+
+  it('tiny variants: tiny model, 2 prompts × 4, two stages of 2 steps', () => {
+    for (const name of ABLATIONS) {
+      const t = PRESETS[`${name}-tiny`];
+      expect(t.model).toMatchObject({ vocabSize: 32, contextLength: 64, dModel: 16, nLayers: 1, nHeads: 2 });
+      expect(t.rollout.groupSize).toBe(4);
+      expect(t.rollout.batchPrompts).toBe(name === 'off-policy-nsgd4' ? 4 : 2);
+      if (name === 'single-stage') expect(t.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[12, 4]]);
+      else expect(t.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[8, 2], [12, 2]]);
+      expect(t.data.trainSize).toBeLessThanOrEqual(16);
+    }
+    expect(PRESETS['clip-high-0.28-tiny'].loss.epsHigh).toBe(0.28);
+    expect(PRESETS['off-policy-nsgd4-tiny'].update.miniBatches).toBe(4);
+  });
+
+  it('PRESETS are frozen; getPreset returns a mutable copy; unknown names list the valid ones', () => {
+    expect(() => {
+      (PRESETS.magic as RunConfig).loss.epsLow = 0.3;
+    }).toThrow(TypeError);
+    const p = getPreset('magic');
+    p.loss.epsLow = 0.3;
+    expect(PRESETS.magic.loss.epsLow).toBe(0.2);
+    const e = configError(() => getPreset('magik'));
+    expect(e.field).toBe('preset');
+    expect(e.message).toMatch(/unknown preset "magik" \(valid: magic, magic-tiny, grpo/);
+  });
+});
+
+describe('URL encoding', () => {
+  it('a preset encodes to its name alone', () => {
+    expect(encodeConfigToUrlParams(getPreset('kl-on'), 'kl-on').toString()).toBe('preset=kl-on');
+  });
+
+  it('round-trips a modified config through a diff against its preset', () => {
+    const c = getPreset('magic');
+    c.loss.epsHigh = 0.265;
+    c.loss.aggregation = 'seq-mean-token-mean';
+    c.loss.dualClip = 3;
+    c.update.gradClip = null;
+    c.eval.temperatures = [0.8];
+    c.stages[1] = { ...c.stages[1], steps: null, convergence: { window: 10, minImprovement: 0.02, maxSteps: 200 } };
+    const params = encodeConfigToUrlParams(c, 'magic');
+    expect(params.get('loss.aggregation')).toBe('seq-mean-token-mean');
+    expect(params.get('loss.epsHigh')).toBe('0.265');
+    expect(params.get('update.gradClip')).toBe('null');
+    expect(params.get('loss.epsLow')).toBeNull();
+    const back = decodeConfigFromUrlParams(params.toString());
+    expect(back.preset).toBe('magic');
+    expect(back.config).toEqual(c);
+  });
+
+  it('round-trips against a tiny preset', () => {
+    const c = getPreset('grpo-tiny');
+    c.seed = 99;
+    c.model.dModel = 8;
+    const back = decodeConfigFromUrlParams(encodeConfigToUrlParams(c, 'grpo-tiny'));
+    expect(back).toEqual({ preset: 'grpo-tiny', config: c });
+  });
+
+  it('validates on decode and rejects unknown parameters unless told to ignore them', () => {
+    expect(configError(() => decodeConfigFromUrlParams('preset=magic&loss.epsLow=-1')).field).toBe('loss.epsLow');
+    expect(configError(() => decodeConfigFromUrlParams('loss.epsLow=abc')).message).toMatch(/got "abc"/);
+    expect(configError(() => decodeConfigFromUrlParams('preset=magic&tab=charts')).field).toBe('tab');
+    expect(decodeConfigFromUrlParams('preset=magic&tab=charts', ['tab']).config).toEqual(PRESETS.magic);
+    expect(configError(() => decodeConfigFromUrlParams('preset=nope')).field).toBe('preset');
+    expect(configError(() => decodeConfigFromUrlParams('seed=1&seed=2')).message).toMatch(/more than once/);
+    expect(configError(() => decodeConfigFromUrlParams('loss=1&loss.epsLow=0.1')).field).toBe('loss');
+    expect(decodeConfigFromUrlParams('').preset).toBe('magic');
+  });
+
+  it('rejects a JSON file that is not JSON', () => {
+    expect(configError(() => runConfigFromJSON('{')).field).toBe('config');
+  });
+});

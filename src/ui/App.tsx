@@ -9,7 +9,7 @@ export function App() {
     const client = new LabClient((m) => {
       if (m.type === 'ready') setDevice({ status: 'ready', adapter: m.adapter });
       else if (m.type === 'no-webgpu') setDevice({ status: 'no-webgpu', reason: m.reason });
-      else setDevice({ status: 'error', message: m.message });
+      else if (m.type === 'error') setDevice({ status: 'error', message: m.message });
     });
     client.send({ type: 'init' });
     return () => client.terminate();

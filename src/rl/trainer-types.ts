@@ -1,0 +1,33 @@
+/** Records the trainer emits: one per step, one per evaluation, and sample completions. */
+import type { StepMetrics } from './metrics';
+
+/** One training step: the verl-named metrics plus where the run is. */
+export type StepRecord = StepMetrics & {
+  /** 1-based global step. */
+  step: number;
+  /** Wall-clock ms since the run started (excluding evaluations). */
+  time_ms: number;
+};
+
+/** One evaluation: `val/avg@k/t1.0`, `val/pass@k/t0.6`, `val/maj@k/…`, `val/response_length/mean/t…`, … */
+export type EvalRecord = { step: number } & Record<string, number>;
+
+/** One sampled completion, kept for the rollout viewer and samples.jsonl (bounded per step). */
+export interface SampleRecord {
+  step: number;
+  /** Index of the prompt's group in this step's rollout batch. */
+  group: number;
+  family: string;
+  prompt: string;
+  /** Decoded response, think block included, EOS excluded. */
+  response: string;
+  reward: number;
+  advantage: number;
+  truncated: boolean;
+  /** Whether this group was kept by rejection sampling. */
+  kept: boolean;
+  /** Per response token: the token text, its log-prob and its distribution's entropy (at τ). */
+  tokens: string[];
+  logp: number[];
+  entropy: number[];
+}

@@ -15,6 +15,7 @@ import type { EntropyControlConfig } from './entropy';
 import type { KlType } from './loss';
 import type { RejectionMode } from './rejection';
 import type { ConvergenceRule } from './stages';
+import { maxPromptTokens, VOCAB_SIZE } from '../tasks';
 
 export type TaskFamily = 'addition' | 'countdown' | 'arith';
 export const TASK_FAMILIES: readonly TaskFamily[] = ['addition', 'countdown', 'arith'];
@@ -43,7 +44,7 @@ export interface RunConfig {
   data: {
     /** Task families mixed into the training and test sets (mixing helps stability). */
     families: TaskFamily[];
-    /** Task difficulty level, 1 (easiest) … 10, mapped to operand sizes by the generators. */
+    /** Task difficulty level, 1 (easiest) … 5, mapped to operand sizes by the generators. */
     difficulty: number;
     /** Training prompts generated before filtering. */
     trainSize: number;
@@ -135,7 +136,8 @@ const STAGE_TEMPLATE = {
 /** The MAGIC recipe at lab scale; the base every other preset and every partial config merges over. */
 export const DEFAULT_RUN_CONFIG: RunConfig = {
   seed: 1,
-  model: { ...DEFAULT_MODEL_CONFIG },
+  // vocabSize is the character tokenizer's (24 tokens).
+  model: { ...DEFAULT_MODEL_CONFIG, vocabSize: VOCAB_SIZE },
   data: {
     families: ['addition', 'countdown', 'arith'],
     difficulty: 2,
@@ -193,7 +195,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
 
 /** Shrinks a config for fast tests: tiny model, 2 prompts × 4 responses, 2 stages of 2 steps. */
 const TINY_OVERLAY: RunConfigInput = {
-  model: { vocabSize: 32, contextLength: 64, dModel: 16, nLayers: 1, nHeads: 2 },
+  model: { vocabSize: VOCAB_SIZE, contextLength: 64, dModel: 16, nLayers: 1, nHeads: 2 },
   // The offline filter is off: a tiny untrained model solves nothing and it would empty the set.
   data: { trainSize: 16, testSize: 8, offlineFilter: { enabled: false, samples: 4 } },
   rollout: { batchPrompts: 2, groupSize: 4 },
@@ -321,6 +323,9 @@ function check(c: RunConfig): void {
     throw e;
   }
   const ctx = c.model.contextLength;
+  if (c.model.vocabSize !== VOCAB_SIZE) {
+    throw new ConfigError('model.vocabSize', `must be ${VOCAB_SIZE}, the character tokenizer's vocabulary size, got ${c.model.vocabSize}`);
+  }
 
   const d = c.data;
   if (!Array.isArray(d.families) || d.families.length === 0) throw new ConfigError('data.families', `must be a non-empty array, got ${describe(d.families)}`);
@@ -328,7 +333,8 @@ function check(c: RunConfig): void {
     oneOf(f, `data.families[${i}]`, TASK_FAMILIES);
     if (d.families.indexOf(f) !== i) throw new ConfigError(`data.families[${i}]`, `duplicate family "${f}"`);
   });
-  int(d.difficulty, 'data.difficulty', 1, 10);
+  // 5 is the hardest level every family supports (countdown's maximum).
+  int(d.difficulty, 'data.difficulty', 1, 5);
   int(d.trainSize, 'data.trainSize', 1, 1_000_000);
   int(d.testSize, 'data.testSize', 1, 1_000_000);
   bool(d.offlineFilter.enabled, 'data.offlineFilter.enabled');
@@ -347,6 +353,13 @@ function check(c: RunConfig): void {
     const p = `stages[${i}]`;
     // A response needs at least one prompt token in front of it; the trainer checks the exact prompt length.
     int(s.maxResponseLength, `${p}.maxResponseLength`, 1, ctx - 1);
+    const prompt = maxPromptTokens(d.families, d.difficulty);
+    if (prompt + s.maxResponseLength > ctx) {
+      throw new ConfigError(
+        `${p}.maxResponseLength`,
+        `${s.maxResponseLength} plus the longest prompt (${prompt} tokens at difficulty ${d.difficulty}) exceeds model.contextLength ${ctx}`,
+      );
+    }
     nullable(s.steps, (v) => int(v, `${p}.steps`, 1, 1_000_000));
     if (s.convergence !== null) {
       const cv = s.convergence;

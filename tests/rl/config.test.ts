@@ -1,3 +1,4 @@
+import { VOCAB_SIZE } from '../../src/tasks';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/model/config';
 import {
@@ -75,6 +76,9 @@ describe('validateRunConfig', () => {
     ['stage with neither steps nor convergence', { stages: [{ maxResponseLength: 24 }] }, 'stages[0]', /exactly one of "steps" and "convergence"/],
     ['stage with both', { stages: [{ maxResponseLength: 24, steps: 3, convergence: {} }] }, 'stages[0]', /exactly one/],
     ['response longer than the context', { stages: [{ maxResponseLength: 24, steps: 5 }, { maxResponseLength: 80, steps: 5 }] }, 'stages[1].maxResponseLength', /\[1, 63\], got 80/],
+    ['prompt + response longer than the context', { stages: [{ maxResponseLength: 60, steps: 5 }] }, 'stages[0].maxResponseLength', /60 plus the longest prompt \(\d+ tokens at difficulty 2\) exceeds model.contextLength 64/],
+    ['vocabulary other than the tokenizer', { model: { vocabSize: 32 } }, 'model.vocabSize', /must be 24/],
+    ['difficulty beyond what every family supports', { data: { difficulty: 6 } }, 'data.difficulty', /\[1, 5\], got 6/],
     ['missing maxResponseLength', { stages: [{ steps: 5 }] }, 'stages[0].maxResponseLength', /got nothing/],
     ['maxSteps below 2W', { stages: [{ maxResponseLength: 10, convergence: { window: 5, maxSteps: 6 } }] }, 'stages[0].convergence.maxSteps', /\[10, /],
     ['empty stage list', { stages: [] }, 'stages', /non-empty/],
@@ -127,7 +131,7 @@ describe('presets', () => {
     const p = PRESETS[name];
     expect(validateRunConfig(p)).toEqual(p);
     expect(runConfigFromJSON(runConfigToJSON(p))).toEqual(p);
-    expect(p.model.vocabSize).toBe(32);
+    expect(p.model.vocabSize).toBe(VOCAB_SIZE);
   });
 
   it('magic is the default config', () => {
@@ -156,7 +160,7 @@ describe('presets', () => {
     expect([m.loss.epsLow, m.loss.epsHigh, m.loss.dualClip, m.loss.aggregation, m.loss.kl.beta]).toEqual([0.2, 0.2, null, 'token-mean', 0]);
     expect([m.rollout.temperature, m.update.miniBatches, m.update.reuseEpochs, m.rejection.mode, m.truncation.mode]).toEqual([1, 1, 1, 'drop', 'none']);
     expect(m.stages.map((s) => s.maxResponseLength)).toEqual([24, 40]);
-    expect(m.model).toMatchObject({ vocabSize: 32, contextLength: 64, dModel: 64, nLayers: 2, nHeads: 4 });
+    expect(m.model).toMatchObject({ vocabSize: VOCAB_SIZE, contextLength: 64, dModel: 64, nLayers: 2, nHeads: 4 });
     const g = PRESETS.grpo;
     expect([g.loss.aggregation, g.loss.kl.beta, g.loss.kl.type, g.loss.entropy.mode, g.rejection.mode, g.data.onlineFilter, g.data.offlineFilter.enabled]).toEqual([
       'seq-mean-token-mean', 1e-3, 'k3', 'off', 'off', false, false,
@@ -167,7 +171,7 @@ describe('presets', () => {
   it('tiny variants: tiny model, 2 prompts × 4, two stages of 2 steps', () => {
     for (const name of ABLATIONS) {
       const t = PRESETS[`${name}-tiny`];
-      expect(t.model).toMatchObject({ vocabSize: 32, contextLength: 64, dModel: 16, nLayers: 1, nHeads: 2 });
+      expect(t.model).toMatchObject({ vocabSize: VOCAB_SIZE, contextLength: 64, dModel: 16, nLayers: 1, nHeads: 2 });
       expect(t.rollout.groupSize).toBe(4);
       expect(t.rollout.batchPrompts).toBe(name === 'off-policy-nsgd4' ? 4 : 2);
       if (name === 'single-stage') expect(t.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[12, 4]]);

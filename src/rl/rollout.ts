@@ -1,0 +1,100 @@
+/**
+ * Rollouts and evaluation on top of batched GPU generation: prompts → responses → verified
+ * rewards, and held-out avg@k / pass@k / maj@k. Batches are a fixed size (padded with copies of
+ * the first prompt, discarded) so one decode plan serves every call.
+ */
+import type { GpuPolicy } from '../model/policy';
+import { generate } from '../model/generate';
+import { decode, encodePrompt, EOS_ID, FAMILIES, PAD_ID, splitResponse, type Problem } from '../tasks';
+import { hash32 } from '../util/rng';
+import { evalMetrics, type EvalSample } from './metrics';
+
+export interface Rollout {
+  /** Index of the problem in the caller's list. */
+  problem: number;
+  prompt: number[];
+  /** Response token ids (EOS included when the response ended with it). */
+  response: number[];
+  truncated: boolean;
+  reward: number;
+  /** Log-prob and entropy of each response token at the sampling temperature (π_old). */
+  logp: number[];
+  entropy: number[];
+  /** Decoded response (EOS dropped; other specials shown so they cannot pass as digits). */
+  text: string;
+}
+
+/** Seed of one generation batch, derived from the run seed and a label so replays match. */
+export function batchSeed(runSeed: number, ...parts: number[]): number {
+  let h = hash32(runSeed >>> 0);
+  for (const p of parts) h = hash32((h ^ (p >>> 0)) >>> 0);
+  return h;
+}
+
+/** Verifies one response: exact 0/1 reward, 0 for a truncated response. */
+export function scoreResponse(problem: Problem, response: readonly number[], truncated: boolean): { reward: number; text: string } {
+  const body = response.length && response[response.length - 1] === EOS_ID ? response.slice(0, -1) : response;
+  const text = decode(body, { showSpecials: true });
+  return { reward: FAMILIES[problem.family].verify(problem, text, { truncated }), text };
+}
+
+/**
+ * Generates one response per entry of `problemIndices` (repeat an index G times for a group),
+ * `batch` sequences per GPU call, and scores them.
+ */
+export async function rollout(
+  policy: GpuPolicy,
+  problems: readonly Problem[],
+  problemIndices: readonly number[],
+  o: { batch: number; maxResponseLength: number; temperature: number; topP: number; seed: number },
+): Promise<Rollout[]> {
+  const out: Rollout[] = [];
+  const prompts = problemIndices.map((i) => encodePrompt(problems[i].prompt));
+  for (let start = 0, chunk = 0; start < prompts.length; start += o.batch, chunk++) {
+    const idx = problemIndices.slice(start, start + o.batch);
+    const batchPrompts = prompts.slice(start, start + o.batch);
+    while (batchPrompts.length < o.batch) batchPrompts.push(batchPrompts[0]);
+    const res = await generate(policy, {
+      prompts: batchPrompts,
+      maxResponseLength: o.maxResponseLength,
+      temperature: o.temperature,
+      topP: o.topP,
+      seed: batchSeed(o.seed, chunk),
+      eosId: EOS_ID,
+      padId: PAD_ID,
+    });
+    idx.forEach((p, j) => {
+      const truncated = res.finish[j] === 'truncated';
+      const { reward, text } = scoreResponse(problems[p], res.responses[j], truncated);
+      out.push({ problem: p, prompt: batchPrompts[j], response: res.responses[j], truncated, reward, logp: res.logp[j], entropy: res.entropy[j], text });
+    });
+  }
+  return out;
+}
+
+export interface EvalOptions {
+  /** k: samples per problem. */
+  k: number;
+  temperatures: readonly number[];
+  maxResponseLength: number;
+  topP: number;
+  batch: number;
+  seed: number;
+}
+
+/** Held-out evaluation: per temperature val/avg@k, val/pass@k, val/maj@k, response length and truncation rate. */
+export async function evaluatePolicy(policy: GpuPolicy, problems: readonly Problem[], o: EvalOptions): Promise<Record<string, number>> {
+  const record: Record<string, number> = {};
+  const indices = problems.flatMap((_, i) => new Array<number>(o.k).fill(i));
+  for (let ti = 0; ti < o.temperatures.length; ti++) {
+    const t = o.temperatures[ti];
+    const rolls = await rollout(policy, problems, indices, { batch: o.batch, maxResponseLength: o.maxResponseLength, temperature: t, topP: o.topP, seed: batchSeed(o.seed, ti) });
+    const perProblem: EvalSample[][] = problems.map(() => []);
+    for (const r of rolls) {
+      const split = splitResponse(r.text);
+      perProblem[r.problem].push({ answer: split.closed && !r.truncated ? split.answer : null, correct: r.reward > 0, length: r.response.length, truncated: r.truncated });
+    }
+    Object.assign(record, evalMetrics(perProblem, o.k, t));
+  }
+  return record;
+}

@@ -1,0 +1,507 @@
+/**
+ * The MAGIC trainer: one `trainStep()` is one RL step of Skywork-OR1's recipe on the GPU —
+ *
+ *   stage bookkeeping (multi-stage schedule, online filter at stage starts)
+ *   → D_R prompts × G responses sampled on the GPU at τ (KV cache)
+ *   → exact verifier rewards → group advantages (truncation masks) → rejection sampling
+ *   → e_k and the adaptive entropy coefficient α_k → mini-batch updates (GRPO loss, AdamW)
+ *   → controller update, metrics, periodic held-out evaluation.
+ *
+ * Everything random derives from (seed, step), and every GPU reduction is fixed-order, so a
+ * run replays exactly on the same adapter, and `saveCheckpoint` / resume continues it as if it
+ * had never stopped. Used by the CLI (Node) and by the browser Worker alike.
+ */
+import type { GpuRuntime } from '../gpu/runtime';
+import { setMatmulVariant } from '../gpu/kernels/matmul';
+import type { GrpoLossOptions } from '../gpu/kernels/loss';
+import type { AdamWOptions } from '../gpu/kernels/optimizer';
+import { decodeCheckpoint, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
+import { initParams } from '../model/init';
+import { GpuPolicy } from '../model/policy';
+import { buildPolicyStep, type PolicyStep, type StepStats } from '../model/step';
+import { buildDataset, decode, encodePrompt, maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
+import { Rng } from '../util/rng';
+import { computeAdvantages } from './advantage';
+import { tokenWeights } from './aggregation';
+import { resolveStage, validateRunConfig, type RunConfig, type StageConfig } from './config';
+import { entropyCoefForStep, entropyStateFromJSON, initialEntropyState, loggedEntropyCoef, sampledEntropy, updateEntropyState, type EntropyControllerState } from './entropy';
+import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
+import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
+import { planMiniBatches } from './minibatch';
+import { groupSignals, planRejection } from './rejection';
+import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
+import { trackStages } from './stages';
+import type { EvalRecord, SampleRecord, StepRecord } from './trainer-types';
+
+export type { EvalRecord, SampleRecord, StepRecord } from './trainer-types';
+
+/** Groups of each step kept as sample completions (the rest are summarised in metrics). */
+const SAMPLE_GROUPS_PER_STEP = 2;
+
+/** Seeds of the derived random streams (mixed with the run seed). */
+const STREAM = { rollout: 1, shuffle: 2, minibatch: 3, eval: 4, offline: 5, init: 6 } as const;
+
+/** Everything besides weights and AdamW moments that a resumed run needs (JSON in the checkpoint). */
+export interface TrainerState {
+  /** Steps done. */
+  step: number;
+  /** AdamW steps done (N_SGD per RL step). */
+  adamStep: number;
+  /** critic/score/mean of every step: the stage tracker's input. */
+  scoreHistory: number[];
+  entropy: EntropyControllerState;
+  /** Active training-prompt indices (after offline / online filtering). */
+  pool: number[];
+  /** Data cursor: epoch over the pool and position in its shuffled order. */
+  epoch: number;
+  position: number;
+  /** Per-prompt rollouts and solves in the current stage (online filter). */
+  attempts: number[];
+  solves: number[];
+  /** Stage whose start-of-stage work (online filter) has been done. */
+  stageStarted: number;
+  offline: OfflineFilterReport | null;
+  /** Training wall time so far (ms), excluding evaluations. */
+  elapsedMs: number;
+}
+
+export interface TrainStepResult {
+  record: StepRecord;
+  samples: SampleRecord[];
+  /** Present when this step ran the periodic evaluation. */
+  eval?: EvalRecord;
+}
+
+export interface TrainerInit {
+  /**
+   * A .mlck file: a run checkpoint (meta.kind "magic-lab-run") resumes that run — its config
+   * wins over `config` — while any other checkpoint (e.g. the shipped base) provides the
+   * starting weights.
+   */
+  checkpoint?: Uint8Array;
+  /** Called with progress text during long set-up work (offline filter). */
+  onProgress?: (message: string) => void;
+}
+
+export class MagicTrainer {
+  private stepCache = new Map<string, PolicyStep>();
+  private order: number[] = [];
+  private constructor(
+    readonly rt: GpuRuntime,
+    private cfg: RunConfig,
+    readonly data: Dataset,
+    readonly policy: GpuPolicy,
+    private readonly ref: GpuPolicy | null,
+    private state: TrainerState,
+  ) {
+    this.order = this.shuffledPool(state.epoch);
+  }
+
+  get config(): RunConfig {
+    return this.cfg;
+  }
+  get step(): number {
+    return this.state.step;
+  }
+  get stage(): number {
+    return this.status().stage;
+  }
+  get done(): boolean {
+    return this.status().done;
+  }
+  get offlineReport(): OfflineFilterReport | null {
+    return this.state.offline;
+  }
+  get poolSize(): number {
+    return this.state.pool.length;
+  }
+
+  static async create(rt: GpuRuntime, config: RunConfig, init: TrainerInit = {}): Promise<MagicTrainer> {
+    let cfg = validateRunConfig(config);
+    let ckpt: CheckpointContents | null = init.checkpoint ? decodeCheckpoint(init.checkpoint, 'checkpoint') : null;
+    const resumeState = ckpt?.meta.kind === 'magic-lab-run' ? (ckpt.meta.state as TrainerState) : null;
+    if (resumeState) cfg = validateRunConfig(ckpt!.meta.config);
+    if (ckpt && JSON.stringify(ckpt.model) !== JSON.stringify(cfg.model)) {
+      throw new Error(`checkpoint: its model ${JSON.stringify(ckpt.model)} does not match model ${JSON.stringify(cfg.model)} of the config`);
+    }
+    // Fixed per adapter kind (not timed) so that a run replays bit for bit: the variants sum in different orders.
+    setMatmulVariant(rt, rt.adapter.isSoftware ? 'blocked4x4' : 'tiled64');
+    const data = buildDataset({
+      seed: cfg.seed,
+      families: cfg.data.families,
+      difficulty: cfg.data.difficulty,
+      trainSize: cfg.data.trainSize,
+      testSize: cfg.data.testSize,
+    });
+    const policy = new GpuPolicy(rt, cfg.model, 'actor');
+    const start = ckpt?.params ?? initParams(cfg.model, batchSeed(cfg.seed, STREAM.init));
+    policy.setParams(start);
+    if (resumeState && ckpt?.adam) policy.setAdamState(ckpt.adam.m, ckpt.adam.v);
+    else policy.resetAdamState();
+    let ref: GpuPolicy | null = null;
+    if (cfg.loss.kl.beta > 0) {
+      ref = new GpuPolicy(rt, cfg.model, 'reference');
+      ref.setParams(resumeState ? (ckpt!.meta.refParams ? Float32Array.from(ckpt!.meta.refParams as number[]) : start) : start);
+    }
+    let state: TrainerState;
+    if (resumeState) {
+      state = { ...resumeState, entropy: entropyStateFromJSON(resumeState.entropy) };
+    } else {
+      state = {
+        step: 0,
+        adamStep: 0,
+        scoreHistory: [],
+        entropy: initialEntropyState(cfg.loss.entropy),
+        pool: data.train.map((_, i) => i),
+        epoch: 0,
+        position: 0,
+        attempts: new Array(data.train.length).fill(0),
+        solves: new Array(data.train.length).fill(0),
+        stageStarted: 0,
+        offline: null,
+        elapsedMs: 0,
+      };
+    }
+    ckpt = null;
+    const trainer = new MagicTrainer(rt, cfg, data, policy, ref, state);
+    if (!resumeState && cfg.data.offlineFilter.enabled) await trainer.runOfflineFilter(init.onProgress);
+    return trainer;
+  }
+
+  /** Offline filter: N samples per training prompt from the starting policy at τ = 1; keep prompts solved sometimes but not always. */
+  private async runOfflineFilter(onProgress?: (m: string) => void): Promise<void> {
+    const N = this.cfg.data.offlineFilter.samples;
+    const indices = this.data.train.flatMap((_, i) => new Array<number>(N).fill(i));
+    onProgress?.(`offline filter: sampling ${N} responses for each of ${this.data.train.length} prompts`);
+    const rolls = await rollout(this.policy, this.data.train, indices, {
+      batch: this.rolloutBatch(),
+      maxResponseLength: this.maxResponseLengthOverall(),
+      temperature: 1,
+      topP: 1,
+      seed: batchSeed(this.cfg.seed, STREAM.offline),
+    });
+    const correct = new Array(this.data.train.length).fill(0);
+    for (const r of rolls) correct[r.problem] += r.reward;
+    const report = offlineFilter(correct, N);
+    if (report.keep.length === 0) {
+      throw new Error(`data.offlineFilter: no training prompt is solved sometimes but not always by the starting policy (${report.summary}); disable the filter or start from a better checkpoint`);
+    }
+    this.state.pool = report.keep;
+    this.state.offline = report;
+    this.order = this.shuffledPool(0);
+    onProgress?.(`offline filter: ${report.summary}`);
+  }
+
+  private status() {
+    return trackStages(this.cfg.stages, this.state.scoreHistory);
+  }
+
+  /** Sequences per GPU generation call: the largest rollout batch of any stage, so one decode plan serves all. */
+  private rolloutBatch(): number {
+    let b = 1;
+    this.cfg.stages.forEach((_, i) => {
+      const s = resolveStage(this.cfg, i);
+      b = Math.max(b, s.batchPrompts * s.groupSize);
+    });
+    return b;
+  }
+
+  private maxResponseLengthOverall(): number {
+    return Math.max(...this.cfg.stages.map((s) => s.maxResponseLength));
+  }
+
+  private shuffledPool(epoch: number): number[] {
+    return new Rng(batchSeed(this.cfg.seed, STREAM.shuffle, epoch)).shuffle([...this.state.pool]);
+  }
+
+  /** Next D_R prompt indices from the data cursor (a new shuffled epoch when the pool runs out). */
+  private nextPrompts(count: number): number[] {
+    const out: number[] = [];
+    while (out.length < count) {
+      if (this.state.position >= this.order.length) {
+        this.state.epoch++;
+        this.state.position = 0;
+        this.order = this.shuffledPool(this.state.epoch);
+      }
+      out.push(this.order[this.state.position++]);
+    }
+    return out;
+  }
+
+  /** Replaces the stage schedule; stages already finished must stay as they were. */
+  setStages(stages: StageConfig[]): void {
+    const next = validateRunConfig({ ...this.cfg, stages });
+    const current = this.status().stage;
+    for (let i = 0; i < current; i++) {
+      if (JSON.stringify(next.stages[i]) !== JSON.stringify(this.cfg.stages[i])) {
+        throw new Error(`stages[${i}]: already finished; only the current and later stages can change`);
+      }
+    }
+    // Longer responses or bigger batches are fine: plans are built per shape on demand.
+    this.cfg = next;
+  }
+
+  private async policyStep(rows: number, T: number, temperature: number): Promise<PolicyStep> {
+    const key = `${rows}x${T}`;
+    let s = this.stepCache.get(key);
+    if (!s) {
+      s = await buildPolicyStep(this.policy, rows, T, temperature, { kind: 'grpo', opts: this.lossOptions(0), useRef: this.ref !== null });
+      this.stepCache.set(key, s);
+    }
+    s.plan.setTemperature(temperature);
+    return s;
+  }
+
+  private lossOptions(alpha: number): GrpoLossOptions {
+    const l = this.cfg.loss;
+    return { epsLow: l.epsLow, epsHigh: l.epsHigh, dualClip: l.dualClip, entCoef: alpha, klCoef: l.kl.beta, klType: l.kl.type };
+  }
+
+  private adamOptions(): AdamWOptions {
+    const u = this.cfg.update;
+    return { lr: u.lr, beta1: u.beta1, beta2: u.beta2, eps: 1e-8, weightDecay: u.weightDecay, maxGradNorm: u.gradClip ?? Infinity };
+  }
+
+  /** One RL step. Throws when the schedule is finished. */
+  async trainStep(): Promise<TrainStepResult> {
+    const status = this.status();
+    if (status.done) throw new Error('the run is finished: every stage is done');
+    const t0 = performance.now();
+    const cfg = this.cfg;
+    const stageIdx = status.stage;
+    if (stageIdx > this.state.stageStarted) this.startStage(stageIdx);
+    const stage = resolveStage(cfg, stageIdx);
+    const G = stage.groupSize;
+    const step = this.state.step + 1;
+
+    // ---- rollouts (with refill rounds in DAPO mode)
+    const groups: { prompt: number; rolls: Rollout[] }[] = [];
+    let plan = null as ReturnType<typeof planRejection> | null;
+    let want = stage.batchPrompts;
+    for (let round = 1; ; round++) {
+      const prompts = this.nextPrompts(want);
+      const rolls = await rollout(this.policy, this.data.train, prompts.flatMap((p) => new Array<number>(G).fill(p)), {
+        batch: this.rolloutBatch(),
+        maxResponseLength: stage.maxResponseLength,
+        temperature: stage.temperature,
+        topP: cfg.rollout.topP,
+        seed: batchSeed(cfg.seed, STREAM.rollout, step, round),
+      });
+      prompts.forEach((p, i) => groups.push({ prompt: p, rolls: rolls.slice(i * G, (i + 1) * G) }));
+      const all = groups.flatMap((g) => g.rolls);
+      const signals = groupSignals(
+        all.map((r) => r.reward),
+        G,
+        all.map((r) => r.truncated),
+        { normalizeStd: cfg.loss.advantageStd, truncation: cfg.truncation.mode },
+      );
+      plan = planRejection({ mode: cfg.rejection.mode, signals, targetGroups: stage.batchPrompts, rounds: round, maxRefillRounds: cfg.rejection.maxRefillRounds });
+      if (plan.done) break;
+      want = plan.requestPrompts;
+    }
+    const all = groups.flatMap((g) => g.rolls);
+    const rewards = all.map((r) => r.reward);
+    const truncated = all.map((r) => r.truncated);
+    recordSolves({ attempts: this.state.attempts as unknown as Uint32Array, solves: this.state.solves as unknown as Uint32Array }, groups.flatMap((g) => g.rolls.map(() => g.prompt)), rewards);
+    const advantages = computeAdvantages(rewards, G, truncated, { normalizeStd: cfg.loss.advantageStd, truncation: cfg.truncation.mode });
+    const keptGroups = plan!.keep;
+    const kept: { roll: Rollout; adv: number }[] = [];
+    for (const g of keptGroups) for (let j = 0; j < G; j++) kept.push({ roll: all[g * G + j], adv: advantages[g * G + j] });
+
+    // ---- e_k (post-rejection batch; all rollouts when everything was rejected) and α_k
+    const source = kept.length ? kept.map((k) => k.roll) : all;
+    const entropyEstimate = sampledEntropy(source.flatMap((r) => r.logp));
+    const cBefore = loggedEntropyCoef(cfg.loss.entropy, this.state.entropy);
+    let alpha = NaN;
+    let stats: StepStats[] = [];
+    let trainedTokens = 0;
+    if (kept.length) {
+      alpha = entropyCoefForStep(cfg.loss.entropy, this.state.entropy, entropyEstimate);
+      const r = await this.update(kept, stage.maxResponseLength, stage.temperature, alpha, step);
+      stats = r.stats;
+      trainedTokens = r.tokens;
+      this.state.entropy = updateEntropyState(cfg.loss.entropy, this.state.entropy, entropyEstimate);
+    }
+
+    // ---- metrics
+    const bm = batchMetrics({ rewards, lengths: all.map((r) => r.response.length), truncated, groupSize: G, keptGroups: keptGroups.length });
+    const mean = (f: (s: StepStats) => number) => (stats.length ? stats.reduce((a, s) => a + f(s), 0) / stats.length : NaN);
+    this.state.step = step;
+    this.state.scoreHistory.push(bm['critic/score/mean']);
+    const dt = performance.now() - t0;
+    this.state.elapsedMs += dt;
+    const generated = all.reduce((a, r) => a + r.prompt.length + r.response.length, 0);
+    const K = STEP_METRIC_KEYS;
+    const record = {
+      step,
+      time_ms: this.state.elapsedMs,
+      [K.entropy]: entropyEstimate,
+      [K.entropyCoeff]: cBefore,
+      [K.entropyCoeffRealized]: kept.length ? alpha : 0,
+      [K.pgLoss]: mean((s) => s.pgLoss),
+      [K.pgClipfrac]: mean((s) => s.clipfrac),
+      [K.pgClipfracLower]: mean((s) => s.clipfracLower),
+      [K.ppoKl]: mean((s) => s.ppoKl),
+      [K.gradNorm]: mean((s) => s.gradNorm),
+      ...bm,
+      [K.stage]: stageIdx,
+      [K.tokensPerS]: ((generated + trainedTokens) / dt) * 1000,
+      [K.stepS]: dt / 1000,
+    } as StepRecord;
+    const samples = this.sampleRecords(step, groups, advantages, G, new Set(keptGroups));
+    const result: TrainStepResult = { record, samples };
+    const every = cfg.eval.everySteps;
+    if ((every > 0 && step % every === 0) || this.status().done) result.eval = await this.evaluate();
+    return result;
+  }
+
+  /** Stage start: the online filter drops prompts solved in every rollout of the previous stage. */
+  private startStage(stage: number): void {
+    if (this.cfg.data.onlineFilter) {
+      const drops = onlineFilterDrops({ attempts: Uint32Array.from(this.state.attempts), solves: Uint32Array.from(this.state.solves) });
+      const pool = removeIds(this.state.pool, drops);
+      // Never filter the pool down to nothing: an empty pool would end training.
+      if (pool.length > 0) this.state.pool = pool;
+    }
+    this.state.attempts.fill(0);
+    this.state.solves.fill(0);
+    this.state.stageStarted = stage;
+    this.state.epoch++;
+    this.state.position = 0;
+    this.order = this.shuffledPool(this.state.epoch);
+  }
+
+  /** Mini-batch GRPO updates on the kept responses; returns per-optimizer-step stats. */
+  private async update(kept: { roll: Rollout; adv: number }[], maxResponseLength: number, temperature: number, alpha: number, step: number) {
+    const cfg = this.cfg;
+    const { rt } = this;
+    const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + maxResponseLength;
+    const G = resolveStage(cfg, this.status().stage).groupSize;
+    const miniBatches = planMiniBatches({
+      count: kept.length,
+      miniBatches: cfg.update.miniBatches,
+      reuseEpochs: cfg.update.reuseEpochs,
+      seed: batchSeed(cfg.seed, STREAM.minibatch, step),
+      groupSize: G,
+    });
+    const onPolicy = miniBatches.length === 1;
+    const stats: StepStats[] = [];
+    let tokens = 0;
+    for (const mb of miniBatches) {
+      // Rows padded to a power-of-two number of groups so only a few plan shapes are ever built.
+      const groupsInMb = Math.ceil(mb.length / G);
+      const rows = G * (1 << Math.ceil(Math.log2(Math.max(1, groupsInMb))));
+      const s = await this.policyStep(rows, T, temperature);
+      s.setLossOptions(this.lossOptions(alpha));
+      const tok = new Uint32Array(rows * T).fill(PAD_ID);
+      const tgt = new Uint32Array(rows * T).fill(PAD_ID);
+      const mask = new Float32Array(rows * T);
+      const adv = new Float32Array(rows * T);
+      const old = new Float32Array(rows * T);
+      const lengths = mb.map((i) => kept[i].roll.response.length);
+      const perRow = tokenWeights(lengths, cfg.loss.aggregation);
+      const weights = new Float32Array(rows * T);
+      let off = 0;
+      mb.forEach((i, r) => {
+        const { roll, adv: a } = kept[i];
+        const seq = [...roll.prompt, ...roll.response];
+        tok.set(seq.slice(0, T), r * T);
+        const P = roll.prompt.length;
+        for (let j = 0; j < roll.response.length; j++) {
+          const t = r * T + P - 1 + j;
+          tgt[t] = roll.response[j];
+          mask[t] = 1;
+          adv[t] = a;
+          old[t] = roll.logp[j];
+          weights[t] = perRow[off + j];
+        }
+        off += roll.response.length;
+        tokens += seq.length;
+      });
+      rt.write(s.plan.tokens, tok);
+      rt.write(s.plan.targets, tgt);
+      rt.write(s.mask, mask);
+      rt.write(s.advantages, adv);
+      rt.write(s.weights, weights);
+      if (!onPolicy) rt.write(s.oldLogp, old);
+      if (this.ref) await this.referenceLogp(s, tok, tgt, rows, T, temperature);
+      this.state.adamStep++;
+      s.run({ step: this.state.adamStep, adamw: this.adamOptions(), onPolicy });
+      stats.push(await s.readStats());
+    }
+    return { stats, tokens };
+  }
+
+  /** log π_ref of the batch's tokens (KL term), from a forward pass of the frozen initial policy. */
+  private async referenceLogp(s: PolicyStep, tok: Uint32Array, tgt: Uint32Array, rows: number, T: number, temperature: number): Promise<void> {
+    const plan = await this.ref!.trainPlan(rows, T, temperature);
+    this.rt.write(plan.tokens, tok);
+    this.rt.write(plan.targets, tgt);
+    const enc = this.rt.device.createCommandEncoder();
+    this.rt.encode(enc, plan.forward);
+    enc.copyBufferToBuffer(plan.logp, 0, s.refLogp, 0, rows * T * 4);
+    this.rt.device.queue.submit([enc.finish()]);
+  }
+
+  private sampleRecords(step: number, groups: { prompt: number; rolls: Rollout[] }[], advantages: Float64Array, G: number, kept: Set<number>): SampleRecord[] {
+    const out: SampleRecord[] = [];
+    groups.slice(0, SAMPLE_GROUPS_PER_STEP).forEach((g, gi) => {
+      const problem = this.data.train[g.prompt];
+      g.rolls.forEach((r, j) => {
+        out.push({
+          step,
+          group: gi,
+          family: problem.family,
+          prompt: problem.prompt,
+          response: r.text.replace(/<eos>$/, ''),
+          reward: r.reward,
+          advantage: advantages[gi * G + j],
+          truncated: r.truncated,
+          kept: kept.has(gi),
+          tokens: r.response.map((id) => VOCAB[id]),
+          logp: r.logp,
+          entropy: r.entropy,
+        });
+      });
+    });
+    return out;
+  }
+
+  /** Held-out evaluation at every eval temperature, at the longest stage's response length. */
+  async evaluate(): Promise<EvalRecord> {
+    const ev = this.cfg.eval;
+    const problems: Problem[] = this.data.test.slice(0, ev.testProblems);
+    const rec = await evaluatePolicy(this.policy, problems, {
+      k: ev.k,
+      temperatures: ev.temperatures,
+      maxResponseLength: this.maxResponseLengthOverall(),
+      topP: this.cfg.rollout.topP,
+      batch: this.rolloutBatch(),
+      seed: batchSeed(this.cfg.seed, STREAM.eval, this.state.step),
+    });
+    return { step: this.state.step, ...rec } as EvalRecord;
+  }
+
+  /** Full run state: weights, AdamW moments, controller, data cursor, filters, stage, config. */
+  async saveCheckpoint(): Promise<Uint8Array> {
+    const params = await this.policy.getParams();
+    const adam = await this.policy.getAdamState();
+    const meta: Record<string, unknown> = { kind: 'magic-lab-run', config: this.cfg, state: this.state };
+    if (this.ref) meta.refParams = Array.from(await this.ref.getParams());
+    return encodeCheckpoint({ model: this.cfg.model, params, adam, meta });
+  }
+
+  /** Decoded text of a token sequence (for logs). */
+  static text(ids: readonly number[]): string {
+    return decode(ids, { showSpecials: true });
+  }
+
+  /** The prompt tokens the policy sees for a problem. */
+  static promptTokens(p: Problem): number[] {
+    return encodePrompt(p.prompt);
+  }
+
+  destroy(): void {
+    this.stepCache.clear();
+  }
+}

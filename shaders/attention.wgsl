@@ -244,3 +244,256 @@ fn attention_decode(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation
     dec_out[b * C + h * hs + i] = acc;
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Decode, barrier-free: one invocation per (b, h, group of DEC_CHUNK output channels), each
+// looping over the cache on its own (SwiftShader runs a workgroup's barriers as coroutine
+// switches of every invocation, which made the workgroup variant ~100x slower there).
+// Every invocation of a head recomputes the head's scores (hs-long dots, cheap next to a
+// barrier). Invocations only write their own channels of cache row pos, so row pos is read
+// from qkv rather than from the cache, which other invocations are writing concurrently.
+// Measured there (B=16, pos=63, hs=16): workgroup ~20 ms, this 2-pass scalar ~9 ms, vec4 2-pass
+// ~2.2 ms, vec4 online ~1.4 ms.
+// ---------------------------------------------------------------------------------------------
+
+const DEC_CHUNK: u32 = 4u;
+
+fn decode_cached_score(q_off: u32, k_off: u32) -> f32 {
+  var dot = 0.0;
+  for (var i = 0u; i < p.hs; i++) { dot += dec_qkv[q_off + i] * dec_kcache[k_off + i]; }
+  return dot * p.scale;
+}
+
+fn decode_new_score(q_off: u32) -> f32 {
+  var dot = 0.0;
+  for (var i = 0u; i < p.hs; i++) { dot += dec_qkv[q_off + i] * dec_qkv[q_off + p.C + i]; }
+  return dot * p.scale;
+}
+
+@compute @workgroup_size(WG)
+fn attention_decode_threads(@builtin(global_invocation_id) gid: vec3u) {
+  let idx = index(gid); // (b·H + h)·chunks + j
+  let pos = dec_state[0];
+  if (idx >= p.n || pos >= p.T) { return; }
+  let C = p.C;
+  let hs = p.hs;
+  let chunks = (hs + DEC_CHUNK - 1u) / DEC_CHUNK;
+  let j = idx % chunks;
+  let bh = idx / chunks;
+  let h = bh % p.H;
+  let b = bh / p.H;
+  let q_off = b * 3u * C + h * hs;
+  let cache_base = b * p.T * C + h * hs; // cache[b, 0, h·hs]
+  // Channels i0..i0+3 of the head; lanes past hs read channel hs−1 and are never written.
+  let i0 = j * DEC_CHUNK;
+  let lane = min(vec4u(i0, i0 + 1u, i0 + 2u, i0 + 3u), vec4u(hs - 1u));
+  let valid = min(DEC_CHUNK, hs - i0);
+
+  let new_row = cache_base + pos * C;
+  for (var k = 0u; k < valid; k++) {
+    dec_kcache[new_row + i0 + k] = dec_qkv[q_off + C + i0 + k];
+    dec_vcache[new_row + i0 + k] = dec_qkv[q_off + 2u * C + i0 + k];
+  }
+
+  // Online softmax: the running max m, Σ exp(score − m) and Σ exp(score − m)·v are rescaled
+  // whenever m grows, so the cache is read once.
+  let v_new = q_off + 2u * C;
+  var mx = decode_new_score(q_off);
+  var sum = 1.0;
+  var acc = vec4f(dec_qkv[v_new + lane.x], dec_qkv[v_new + lane.y], dec_qkv[v_new + lane.z], dec_qkv[v_new + lane.w]);
+  for (var s = 0u; s < pos; s++) {
+    let row = cache_base + s * C;
+    let score = decode_cached_score(q_off, row);
+    let m2 = max(mx, score);
+    let corr = exp(mx - m2);
+    let e = exp(score - m2);
+    sum = sum * corr + e;
+    acc = acc * corr + e * vec4f(dec_vcache[row + lane.x], dec_vcache[row + lane.y], dec_vcache[row + lane.z], dec_vcache[row + lane.w]);
+    mx = m2;
+  }
+  let result = acc * (1.0 / sum);
+  let o = b * C + h * hs + i0;
+  for (var k = 0u; k < valid; k++) { dec_out[o + k] = result[k]; }
+}
+
+// Decode, barrier-free, vec4 path: the same work as attention_decode_threads with q, k and v
+// read as vec4f when hs (hence C) is a multiple of 4. dec4_* alias bindings 1–4.
+@group(0) @binding(1) var<storage, read> dec4_qkv: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> dec4_kcache: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> dec4_vcache: array<vec4f>;
+@group(0) @binding(4) var<storage, read_write> dec4_out: array<vec4f>;
+
+// Offsets below are in vec4s.
+fn decode4_cached_score(q_off: u32, k_off: u32, hs4: u32) -> f32 {
+  var acc = vec4f(0.0);
+  for (var i = 0u; i < hs4; i++) { acc += dec4_qkv[q_off + i] * dec4_kcache[k_off + i]; }
+  return (acc.x + acc.y + acc.z + acc.w) * p.scale;
+}
+
+fn decode4_new_score(q_off: u32, k_off: u32, hs4: u32) -> f32 {
+  var acc = vec4f(0.0);
+  for (var i = 0u; i < hs4; i++) { acc += dec4_qkv[q_off + i] * dec4_qkv[k_off + i]; }
+  return (acc.x + acc.y + acc.z + acc.w) * p.scale;
+}
+
+@compute @workgroup_size(WG)
+fn attention_decode_threads_vec4(@builtin(global_invocation_id) gid: vec3u) {
+  let idx = index(gid); // (b·H + h)·hs4 + j
+  let pos = dec_state[0];
+  if (idx >= p.n || pos >= p.T) { return; }
+  let C4 = p.C / 4u;
+  let hs4 = p.hs / 4u;
+  let j = idx % hs4;
+  let bh = idx / hs4;
+  let h = bh % p.H;
+  let b = bh / p.H;
+  let q_off = b * 3u * C4 + h * hs4;
+  let k_new = q_off + C4;
+  let v_new = q_off + 2u * C4;
+  let cache_base = b * p.T * C4 + h * hs4;
+
+  let new_row = cache_base + pos * C4;
+  dec4_kcache[new_row + j] = dec4_qkv[k_new + j];
+  dec4_vcache[new_row + j] = dec4_qkv[v_new + j];
+
+  var mx = decode4_new_score(q_off, k_new, hs4);
+  var sum = 1.0;
+  var acc = dec4_qkv[v_new + j];
+  for (var s = 0u; s < pos; s++) {
+    let row = cache_base + s * C4;
+    let score = decode4_cached_score(q_off, row, hs4);
+    let m2 = max(mx, score);
+    let corr = exp(mx - m2);
+    let e = exp(score - m2);
+    sum = sum * corr + e;
+    acc = acc * corr + e * dec4_vcache[row + j];
+    mx = m2;
+  }
+  dec4_out[b * C4 + h * hs4 + j] = acc * (1.0 / sum);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Training, vec4 paths (the builder uses them when hs, hence C, is a multiple of 4): the same
+// math as the scalar entries above, with q/k/v/dout read as vec4f, and the weighted sums done
+// per 4 channels so each att/dpre element is loaded once per 4 channels instead of once per
+// channel. ~3x fewer loads, which is what these kernels spend their time on under SwiftShader.
+// f4_* alias the f32 bindings of the scalar entries; offsets with a 4 suffix count vec4s.
+// ---------------------------------------------------------------------------------------------
+
+@group(0) @binding(1) var<storage, read> fwd4_qkv: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> fwd4_out: array<vec4f>;
+
+@compute @workgroup_size(WG)
+fn attention_forward_vec4(@builtin(global_invocation_id) gid: vec3u) {
+  let row = index(gid); // ((b·H + h)·T + t)
+  if (row >= p.n) { return; }
+  let T = p.T;
+  let C4 = p.C / 4u;
+  let hs4 = p.hs / 4u;
+  let C34 = 3u * C4;
+  let t = row % T;
+  let bh = row / T;
+  let h = bh % p.H;
+  let b = bh / p.H;
+  let q4 = (b * T + t) * C34 + h * hs4;
+  let k4_base = b * T * C34 + C4 + h * hs4;
+  let v4_base = b * T * C34 + 2u * C4 + h * hs4;
+  let a_off = row * T;
+
+  var mx = -3.4e38;
+  for (var s = 0u; s <= t; s++) {
+    let k4 = k4_base + s * C34;
+    var dot4 = vec4f(0.0);
+    for (var i = 0u; i < hs4; i++) { dot4 += fwd4_qkv[q4 + i] * fwd4_qkv[k4 + i]; }
+    let score = (dot4.x + dot4.y + dot4.z + dot4.w) * p.scale;
+    fwd_att[a_off + s] = score;
+    mx = max(mx, score);
+  }
+  var sum = 0.0;
+  for (var s = 0u; s <= t; s++) {
+    let e = exp(fwd_att[a_off + s] - mx);
+    fwd_att[a_off + s] = e;
+    sum += e;
+  }
+  let inv = 1.0 / sum;
+  for (var s = 0u; s <= t; s++) { fwd_att[a_off + s] = fwd_att[a_off + s] * inv; }
+  for (var s = t + 1u; s < T; s++) { fwd_att[a_off + s] = 0.0; }
+
+  let o4 = (b * T + t) * C4 + h * hs4;
+  for (var i = 0u; i < hs4; i++) {
+    var acc = vec4f(0.0);
+    for (var s = 0u; s <= t; s++) { acc += fwd_att[a_off + s] * fwd4_qkv[v4_base + s * C34 + i]; }
+    fwd4_out[o4 + i] = acc;
+  }
+}
+
+@group(0) @binding(1) var<storage, read> bw14_dout: array<vec4f>;
+@group(0) @binding(2) var<storage, read> bw14_qkv: array<vec4f>;
+
+@compute @workgroup_size(WG)
+fn attention_backward_scores_vec4(@builtin(global_invocation_id) gid: vec3u) {
+  let row = index(gid);
+  if (row >= p.n) { return; }
+  let T = p.T;
+  let C4 = p.C / 4u;
+  let hs4 = p.hs / 4u;
+  let C34 = 3u * C4;
+  let t = row % T;
+  let bh = row / T;
+  let h = bh % p.H;
+  let b = bh / p.H;
+  let o4 = (b * T + t) * C4 + h * hs4;
+  let v4_base = b * T * C34 + 2u * C4 + h * hs4;
+  let a_off = row * T;
+
+  var weighted = 0.0;
+  for (var s = 0u; s <= t; s++) {
+    let v4 = v4_base + s * C34;
+    var dot4 = vec4f(0.0);
+    for (var i = 0u; i < hs4; i++) { dot4 += bw14_dout[o4 + i] * bw14_qkv[v4 + i]; }
+    let dot = dot4.x + dot4.y + dot4.z + dot4.w;
+    bw1_dpre[a_off + s] = dot;
+    weighted += bw1_att[a_off + s] * dot;
+  }
+  for (var s = 0u; s <= t; s++) {
+    bw1_dpre[a_off + s] = bw1_att[a_off + s] * (bw1_dpre[a_off + s] - weighted) * p.scale;
+  }
+}
+
+@group(0) @binding(1) var<storage, read> bw24_dout: array<vec4f>;
+@group(0) @binding(2) var<storage, read> bw24_qkv: array<vec4f>;
+@group(0) @binding(5) var<storage, read_write> bw24_dqkv: array<vec4f>;
+
+// One invocation per (b, r, 4 channels c4..c4+3), all in one head.
+@compute @workgroup_size(WG)
+fn attention_backward_qkv_vec4(@builtin(global_invocation_id) gid: vec3u) {
+  let idx = index(gid); // (b·T + r)·C4 + c4
+  if (idx >= p.n) { return; }
+  let T = p.T;
+  let C4 = p.C / 4u;
+  let C34 = 3u * C4;
+  let c4 = idx % C4;
+  let bt = idx / C4;
+  let r = bt % T;
+  let b = bt / T;
+  let h = c4 / (p.hs / 4u);
+  let att_base = (b * p.H + h) * T * T;
+  let seq4 = b * T * C34;
+
+  var dq = vec4f(0.0);
+  let dpre_row = att_base + r * T;
+  for (var s = 0u; s <= r; s++) { dq += bw2_dpre[dpre_row + s] * bw24_qkv[seq4 + s * C34 + C4 + c4]; }
+
+  var dk = vec4f(0.0);
+  var dv = vec4f(0.0);
+  for (var t = r; t < T; t++) {
+    let a = att_base + t * T + r;
+    dk += bw2_dpre[a] * bw24_qkv[seq4 + t * C34 + c4];
+    dv += bw2_att[a] * bw24_dout[(b * T + t) * C4 + c4];
+  }
+
+  let o = seq4 + r * C34 + c4;
+  bw24_dqkv[o] = dq;
+  bw24_dqkv[o + C4] = dk;
+  bw24_dqkv[o + 2u * C4] = dv;
+}

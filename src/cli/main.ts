@@ -6,11 +6,19 @@ import { ConfigError } from '../model/config';
 import { helpText, UsageError } from './args';
 import { bench, BENCH_FLAGS } from './bench';
 import { gradcheck, GRADCHECK_FLAGS } from './gradcheck';
+import { sft, SFT_FLAGS } from './sft';
+import { train, TRAIN_FLAGS } from './train';
+import { evalCommand, EVAL_FLAGS } from './eval';
+import { data, DATA_FLAGS } from './data';
 
 const USAGE = `magic-lab — MAGIC Lab's headless command (WebGPU in Node through Dawn)
 
+  magic-lab train --preset NAME [--config F.json] [--seed N] [--steps N] [--minutes M] [--out DIR] [--resume DIR]
+  magic-lab eval --checkpoint F [--k 8] [--problems N] [--temperatures 1,0.6]
+  magic-lab data build|inspect|filter [--preset NAME] [--config F] [--out DIR] [--checkpoint F]
   magic-lab gradcheck [--seed N] [--tol X]        every kernel and the whole policy vs the float64 reference
   magic-lab bench [--config k=v,...] [--json F]   kernel GFLOP/s, train step and sampling throughput
+  magic-lab sft [--config F] [--steps N] [--out F]  supervised warm start on imperfect traces → base checkpoint
 
 Run 'magic-lab <command> --help' for a command's flags.`;
 
@@ -24,6 +32,22 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
       case 'bench':
         if (rest.includes('--help')) return log(helpText('bench', 'throughput benchmark', BENCH_FLAGS)), 0;
         await bench(rest, log);
+        return 0;
+      case 'train':
+        if (rest.includes('--help')) return log(helpText('train', 'a MAGIC RL run', TRAIN_FLAGS)), 0;
+        await train(rest, log);
+        return 0;
+      case 'eval':
+        if (rest.includes('--help')) return log(helpText('eval', 'held-out avg@k / pass@k / maj@k', EVAL_FLAGS)), 0;
+        await evalCommand(rest, log);
+        return 0;
+      case 'data':
+        if (rest.includes('--help')) return log(helpText('data build|inspect|filter', 'datasets of a config', DATA_FLAGS)), 0;
+        await data(rest, log);
+        return 0;
+      case 'sft':
+        if (rest.includes('--help')) return log(helpText('sft', 'supervised warm start → base checkpoint', SFT_FLAGS)), 0;
+        await sft(rest, log);
         return 0;
       case undefined:
       case 'help':

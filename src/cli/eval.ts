@@ -1,0 +1,60 @@
+/** `magic-lab eval --checkpoint FILE --k 8`: held-out avg@k / pass@k / maj@k of a checkpoint. */
+import { existsSync, readFileSync } from 'node:fs';
+import { acquireNodeRuntime } from '../gpu/node';
+import { ConfigError } from '../model/config';
+import { decodeCheckpoint } from '../model/checkpoint';
+import { GpuPolicy } from '../model/policy';
+import { getPreset, validateRunConfig, type RunConfig } from '../rl/config';
+import { batchSeed, evaluatePolicy } from '../rl/rollout';
+import { buildDataset } from '../tasks';
+import { parseFlags, UsageError, type FlagSpec } from './args';
+
+export const EVAL_FLAGS: Record<string, FlagSpec> = {
+  checkpoint: { type: 'string', help: 'the .mlck file to evaluate (required)' },
+  k: { type: 'int', min: 1, help: 'samples per problem (default 8)' },
+  problems: { type: 'int', min: 1, help: 'test problems (default: the config\'s eval.testProblems)' },
+  temperatures: { type: 'string', help: 'comma-separated, default 1,0.6' },
+  preset: { type: 'string', help: 'data/stage config for a base checkpoint (default magic); run checkpoints use their own' },
+  seed: { type: 'int', min: 0, help: 'sampling seed (default 0)' },
+  help: { type: 'bool', help: 'show this help' },
+};
+
+export async function evalCommand(argv: string[], log: (s: string) => void = console.log): Promise<Record<string, number>> {
+  const flags = parseFlags(argv, EVAL_FLAGS, 'eval');
+  if (!flags.checkpoint) throw new UsageError('eval: --checkpoint FILE is required');
+  const file = String(flags.checkpoint);
+  if (!existsSync(file)) throw new UsageError(`--checkpoint: ${file} does not exist`);
+  const ck = decodeCheckpoint(new Uint8Array(readFileSync(file)), file);
+  let cfg: RunConfig;
+  try {
+    cfg = ck.meta.kind === 'magic-lab-run' ? validateRunConfig(ck.meta.config) : validateRunConfig({ model: ck.model }, getPreset(String(flags.preset ?? 'magic')));
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(`config: ${e.message}`);
+    throw new UsageError(`--preset: ${(e as Error).message}`);
+  }
+  const temps = flags.temperatures === undefined ? cfg.eval.temperatures : String(flags.temperatures).split(',').map(Number);
+  if (temps.some((t) => !(t > 0) || !Number.isFinite(t))) throw new UsageError(`--temperatures: expected positive numbers, got ${JSON.stringify(flags.temperatures)}`);
+  const k = (flags.k as number | undefined) ?? 8;
+  const problemsN = (flags.problems as number | undefined) ?? cfg.eval.testProblems;
+  const d = cfg.data;
+  const ds = buildDataset({ seed: cfg.seed, families: d.families, difficulty: d.difficulty, trainSize: d.trainSize, testSize: d.testSize });
+  if (problemsN > ds.test.length) throw new UsageError(`--problems: the test set has ${ds.test.length} problems, asked for ${problemsN}`);
+  const rt = await acquireNodeRuntime();
+  try {
+    const policy = new GpuPolicy(rt, ck.model, 'eval');
+    policy.setParams(ck.params);
+    const rec = await evaluatePolicy(policy, ds.test.slice(0, problemsN), {
+      k,
+      temperatures: temps,
+      maxResponseLength: Math.max(...cfg.stages.map((s) => s.maxResponseLength)),
+      topP: cfg.rollout.topP,
+      batch: 128,
+      seed: batchSeed((flags.seed as number | undefined) ?? 0, 4),
+    });
+    log(`${file}: ${problemsN} test problems × ${k} samples`);
+    for (const [key, v] of Object.entries(rec)) log(`  ${key.padEnd(34)} ${v.toFixed(4)}`);
+    return rec;
+  } finally {
+    rt.destroy();
+  }
+}

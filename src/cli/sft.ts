@@ -1,0 +1,66 @@
+/** `magic-lab sft`: supervised warm start on imperfect synthetic traces; writes the base checkpoint. */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { acquireNodeRuntime } from '../gpu/node';
+import { ConfigError } from '../model/config';
+import { runSft, validateSftConfig, type SftConfig } from '../rl/sft';
+import { parseFlags, UsageError, type FlagSpec } from './args';
+
+export const SFT_FLAGS: Record<string, FlagSpec> = {
+  config: { type: 'string', help: 'JSON file with SftConfig fields (see src/rl/sft.ts)' },
+  steps: { type: 'int', min: 1, help: 'optimizer steps' },
+  seed: { type: 'int', min: 0, help: 'seed of data, traces and init' },
+  'eval-every': { type: 'int', min: 0, help: 'held-out avg@k every N steps' },
+  out: { type: 'string', help: 'checkpoint file to write (default public/checkpoints/base.mlck)' },
+  help: { type: 'bool', help: 'show this help' },
+};
+
+export function readJsonFile(path: string, flag: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${flag}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  try {
+    const v = JSON.parse(text);
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('top level must be an object');
+    return v;
+  } catch (e) {
+    throw new UsageError(`${flag}: ${path} is not a JSON object (${(e as Error).message})`);
+  }
+}
+
+export async function sft(argv: string[], log: (s: string) => void = console.log): Promise<void> {
+  const flags = parseFlags(argv, SFT_FLAGS, 'sft');
+  const input: Partial<SftConfig> = flags.config ? (readJsonFile(String(flags.config), '--config') as Partial<SftConfig>) : {};
+  if (flags.steps !== undefined) input.steps = flags.steps as number;
+  if (flags.seed !== undefined) input.seed = flags.seed as number;
+  if (flags['eval-every'] !== undefined) input.evalEvery = flags['eval-every'] as number;
+  let cfg: SftConfig;
+  try {
+    cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(`config: ${e.message}`);
+    throw e;
+  }
+  const out = String(flags.out ?? 'public/checkpoints/base.mlck');
+  const rt = await acquireNodeRuntime();
+  try {
+    log(`sft on ${rt.adapter.description}: ${cfg.steps} steps × ${cfg.batch} traces (wrong-step ${cfg.style.wrongStepRate}, verbose ${cfg.style.verboseRate})`);
+    const t0 = performance.now();
+    let lossEma = NaN;
+    const res = await runSft(rt, cfg, {
+      onStep: (p) => {
+        lossEma = Number.isNaN(lossEma) ? p.loss : 0.95 * lossEma + 0.05 * p.loss;
+        if (p.step % 25 === 0 || p.step === 1) log(`step ${p.step}/${cfg.steps}  loss ${lossEma.toFixed(4)}  ${p.tokensPerS.toFixed(0)} tok/s  ${((performance.now() - t0) / 60000).toFixed(1)} min`);
+      },
+      onEval: (step, rec) => log(`eval @${step}: ${Object.entries(rec).map(([k, v]) => `${k}=${v.toFixed(3)}`).join('  ')}`),
+    });
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, res.checkpoint);
+    log(`wrote ${out} (${res.checkpoint.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);
+  } finally {
+    rt.destroy();
+  }
+}

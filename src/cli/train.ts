@@ -1,0 +1,154 @@
+/**
+ * `magic-lab train`: a MAGIC run headless in Node. Writes DIR/config.json, DIR/metrics.jsonl
+ * (one step record per line, and eval records with "type":"eval"), DIR/samples.jsonl and
+ * DIR/checkpoint.mlck (the latest full run state). All flags and the config are validated
+ * before anything is written.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { acquireNodeRuntime } from '../gpu/node';
+import { ConfigError } from '../model/config';
+import { decodeCheckpoint } from '../model/checkpoint';
+import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl/config';
+import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
+import { parseFlags, UsageError, type FlagSpec } from './args';
+import { readJsonFile } from './sft';
+
+export const TRAIN_FLAGS: Record<string, FlagSpec> = {
+  preset: { type: 'string', help: `run preset (default magic): ${presetNames().join(', ')}` },
+  config: { type: 'string', help: 'JSON file: a partial RunConfig merged over the preset' },
+  seed: { type: 'int', min: 0, help: 'run seed (overrides the config)' },
+  steps: { type: 'int', min: 1, help: 'stop after this many steps in total' },
+  minutes: { type: 'number', min: 0, help: 'stop cleanly after the step that crosses M minutes, then evaluate' },
+  out: { type: 'string', help: 'output directory (default runs/<preset>-<time>)' },
+  resume: { type: 'string', help: 'continue the run saved in this directory' },
+  base: { type: 'string', help: 'starting weights (default public/checkpoints/base.mlck when its model matches)' },
+  quiet: { type: 'bool', help: 'no progress line' },
+  help: { type: 'bool', help: 'show this help' },
+};
+
+export const DEFAULT_BASE = 'public/checkpoints/base.mlck';
+
+function fmt(x: number | undefined, d = 3): string {
+  return x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d);
+}
+
+export function progressLine(r: StepRecord, lastEval: EvalRecord | null): string {
+  const acc = lastEval ? fmt(lastEval['val/avg@8/t1.0'] ?? Object.entries(lastEval).find(([k]) => k.startsWith('val/avg@'))?.[1]) : '-';
+  return (
+    `step ${r.step}  stage ${r.stage}  entropy ${fmt(r['actor/entropy'])}  α ${fmt(r['actor/entropy_coeff_realized'], 4)}  ` +
+    `reward ${fmt(r['critic/score/mean'])}  kept ${r['batch/kept_groups']}  len ${fmt(r['response_length/mean'], 1)}  ` +
+    `val ${acc}  ${fmt(r['perf/tokens_per_s'], 0)} tok/s  ${fmt(r['perf/step_s'], 1)} s/step`
+  );
+}
+
+export async function train(argv: string[], log: (s: string) => void = console.log): Promise<void> {
+  const flags = parseFlags(argv, TRAIN_FLAGS, 'train');
+  let config: RunConfig;
+  let checkpoint: Uint8Array | undefined;
+  let out: string;
+  const resume = flags.resume as string | undefined;
+  if (resume) {
+    if (flags.preset || flags.config || flags.seed !== undefined || flags.base) throw new UsageError('--resume continues a saved run as it was: it cannot be combined with --preset, --config, --seed or --base');
+    const file = join(resume, 'checkpoint.mlck');
+    if (!existsSync(file)) throw new UsageError(`--resume: ${file} does not exist`);
+    checkpoint = new Uint8Array(readFileSync(file));
+    const meta = decodeCheckpoint(checkpoint, file).meta;
+    if (meta.kind !== 'magic-lab-run') throw new UsageError(`--resume: ${file} is not a run checkpoint`);
+    config = validateRunConfig(meta.config);
+    out = resume;
+  } else {
+    const presetName = String(flags.preset ?? 'magic');
+    let preset: RunConfig;
+    try {
+      preset = getPreset(presetName);
+    } catch (e) {
+      throw new UsageError(`--preset: ${(e as Error).message}`);
+    }
+    const partial = flags.config ? readJsonFile(String(flags.config), '--config') : {};
+    try {
+      config = validateRunConfig(partial, preset);
+      if (flags.seed !== undefined) config = validateRunConfig({ seed: flags.seed }, config);
+    } catch (e) {
+      if (e instanceof ConfigError) throw new UsageError(`config: ${e.message}`);
+      throw e;
+    }
+    const base = flags.base as string | undefined;
+    const baseFile = base ?? DEFAULT_BASE;
+    if (existsSync(baseFile)) {
+      const bytes = new Uint8Array(readFileSync(baseFile));
+      const c = decodeCheckpoint(bytes, baseFile);
+      if (JSON.stringify(c.model) === JSON.stringify(config.model)) checkpoint = bytes;
+      else if (base) throw new UsageError(`--base: ${baseFile} holds a different model (${JSON.stringify(c.model)}) than the config's`);
+    } else if (base) {
+      throw new UsageError(`--base: ${base} does not exist`);
+    }
+    out = String(flags.out ?? join('runs', `${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+    if (existsSync(join(out, 'checkpoint.mlck'))) throw new UsageError(`--out: ${out} already holds a run; use --resume ${out} to continue it`);
+  }
+
+  const rt = await acquireNodeRuntime();
+  try {
+    const trainer = await MagicTrainer.create(rt, config, { checkpoint, onProgress: (m) => log(m) });
+    mkdirSync(out, { recursive: true });
+    const metricsFile = join(out, 'metrics.jsonl');
+    const samplesFile = join(out, 'samples.jsonl');
+    if (resume) {
+      // Drop records written after the checkpoint (a crash between the two): they will be recomputed identically.
+      for (const f of [metricsFile, samplesFile]) {
+        if (!existsSync(f)) continue;
+        const keep = readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => l.trim() && (JSON.parse(l).step ?? 0) <= trainer.step);
+        writeFileSync(f, keep.map((l) => l + '\n').join(''));
+      }
+    } else {
+      writeFileSync(join(out, 'config.json'), JSON.stringify(trainer.config, null, 2) + '\n');
+      writeFileSync(metricsFile, '');
+      writeFileSync(samplesFile, '');
+    }
+    log(`training ${resume ? 'resumed' : 'started'} in ${out} on ${rt.adapter.description}${checkpoint && !resume ? ' from the base checkpoint' : resume ? ` at step ${trainer.step}` : ' from random init'}`);
+    if (trainer.offlineReport) log(`offline filter: ${trainer.offlineReport.summary}`);
+    const writeEval = (rec: EvalRecord) => {
+      appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n');
+      log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/')).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
+    };
+    const saveCheckpoint = async () => {
+      const tmp = join(out, 'checkpoint.mlck.tmp');
+      writeFileSync(tmp, await trainer.saveCheckpoint());
+      renameSync(tmp, join(out, 'checkpoint.mlck')); // atomic: a crash never leaves a half-written checkpoint
+    };
+    let lastEval: EvalRecord | null = null;
+    if (!resume) {
+      lastEval = await trainer.evaluate();
+      writeEval(lastEval);
+    }
+    const t0 = performance.now();
+    const maxSteps = flags.steps as number | undefined;
+    const minutes = flags.minutes as number | undefined;
+    let evaluatedAt = -1;
+    while (!trainer.done && (maxSteps === undefined || trainer.step < maxSteps)) {
+      const res = await trainer.trainStep();
+      appendFileSync(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n');
+      for (const s of res.samples) appendFileSync(samplesFile, JSON.stringify(s) + '\n');
+      if (res.eval) {
+        lastEval = res.eval;
+        evaluatedAt = trainer.step;
+        writeEval(res.eval);
+      }
+      if (!flags.quiet) log(progressLine(res.record, lastEval));
+      const every = trainer.config.checkpoint.everySteps;
+      if (every > 0 && trainer.step % every === 0) await saveCheckpoint();
+      if (minutes !== undefined && performance.now() - t0 >= minutes * 60000) {
+        log(`--minutes ${minutes} reached after step ${trainer.step}`);
+        break;
+      }
+    }
+    if (evaluatedAt !== trainer.step) writeEval(await trainer.evaluate());
+    await saveCheckpoint();
+    log(`done: ${trainer.step} steps in ${((performance.now() - t0) / 60000).toFixed(1)} min; run saved in ${out}`);
+    trainer.destroy();
+  } finally {
+    rt.destroy();
+  }
+}

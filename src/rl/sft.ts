@@ -1,0 +1,182 @@
+/**
+ * Supervised warm start ("distill"): the base policy RL starts from. Skywork-OR1 starts from
+ * DeepSeek-R1-Distill models — able to reason, imperfectly, and often too verbose for a short
+ * context. This trains the lab's policy the same way on synthetic traces that are deliberately
+ * imperfect (arithmetic slips that reach the answer, repeated steps that overrun short limits),
+ * with cross-entropy on the response tokens only.
+ */
+import type { GpuRuntime } from '../gpu/runtime';
+import { setMatmulVariant } from '../gpu/kernels/matmul';
+import { encodeCheckpoint } from '../model/checkpoint';
+import { ConfigError, validateModelConfig, type ModelConfig } from '../model/config';
+import { initParams } from '../model/init';
+import { GpuPolicy } from '../model/policy';
+import { buildPolicyStep, type PolicyStep } from '../model/step';
+import { buildDataset, encodePrompt, encodeResponse, FAMILIES, PAD_ID, VOCAB_SIZE, type Dataset, type TraceStyle } from '../tasks';
+import { Rng } from '../util/rng';
+import { TASK_FAMILIES, type TaskFamily } from './config';
+import { batchSeed, evaluatePolicy } from './rollout';
+
+export interface SftConfig {
+  seed: number;
+  model: ModelConfig;
+  families: TaskFamily[];
+  difficulty: number;
+  trainSize: number;
+  testSize: number;
+  /** Optimizer steps. */
+  steps: number;
+  /** Sequences per step. */
+  batch: number;
+  lr: number;
+  weightDecay: number;
+  /** How imperfect the traces are (probabilities per reasoning step). */
+  style: TraceStyle;
+  /** Evaluate every this many steps (0: only at the end). */
+  evalEvery: number;
+  /** k samples per test problem, on this many test problems, at τ = 1, with this response limit. */
+  evalK: number;
+  evalProblems: number;
+  evalMaxResponseLength: number;
+}
+
+export const DEFAULT_SFT_CONFIG: SftConfig = {
+  seed: 1,
+  model: { vocabSize: VOCAB_SIZE, contextLength: 64, nLayers: 2, dModel: 64, nHeads: 4, mlpRatio: 4, norm: 'rmsnorm', tiedEmbeddings: true },
+  families: ['addition', 'countdown', 'arith'],
+  difficulty: 2,
+  trainSize: 4096,
+  testSize: 256,
+  steps: 600,
+  batch: 32,
+  lr: 2e-3,
+  weightDecay: 0.01,
+  style: { wrongStepRate: 0.15, verboseRate: 0.15 },
+  evalEvery: 0,
+  evalK: 8,
+  evalProblems: 64,
+  evalMaxResponseLength: 40,
+};
+
+/** Validates a partial SFT config over the defaults; one ConfigError naming the field. */
+export function validateSftConfig(input: Partial<SftConfig> & Record<string, unknown>): SftConfig {
+  for (const k of Object.keys(input)) if (!(k in DEFAULT_SFT_CONFIG)) throw new ConfigError(k, `unknown sft config field (known: ${Object.keys(DEFAULT_SFT_CONFIG).join(', ')})`);
+  const c = { ...DEFAULT_SFT_CONFIG, ...input, style: { ...DEFAULT_SFT_CONFIG.style, ...(input.style ?? {}) } } as SftConfig;
+  try {
+    c.model = validateModelConfig(c.model);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ConfigError(`model.${e.field}`, e.message.slice(e.field.length + 2));
+    throw e;
+  }
+  if (c.model.vocabSize !== VOCAB_SIZE) throw new ConfigError('model.vocabSize', `must be ${VOCAB_SIZE}, the tokenizer's vocabulary size`);
+  const int = (f: keyof SftConfig, min: number, max = 1e9) => {
+    const v = c[f] as unknown;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new ConfigError(f, `must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
+  };
+  int('seed', 0, 0xffffffff);
+  int('difficulty', 1, 5);
+  int('trainSize', 1);
+  int('testSize', 1);
+  int('steps', 1);
+  int('batch', 1, 4096);
+  int('evalEvery', 0);
+  int('evalK', 1, 1024);
+  int('evalProblems', 1, c.testSize);
+  int('evalMaxResponseLength', 1, c.model.contextLength - 1);
+  if (!Array.isArray(c.families) || !c.families.length || c.families.some((f) => !TASK_FAMILIES.includes(f))) {
+    throw new ConfigError('families', `must be a non-empty list of ${TASK_FAMILIES.join(', ')}, got ${JSON.stringify(c.families)}`);
+  }
+  for (const [f, max] of [['lr', 1], ['weightDecay', 10]] as const) {
+    if (typeof c[f] !== 'number' || !(c[f] > 0 || (f === 'weightDecay' && c[f] === 0)) || c[f] > max) throw new ConfigError(f, `must be a number in (0, ${max}], got ${JSON.stringify(c[f])}`);
+  }
+  for (const f of ['wrongStepRate', 'verboseRate'] as const) {
+    const v = c.style[f];
+    if (typeof v !== 'number' || v < 0 || v > 1) throw new ConfigError(`style.${f}`, `must be a probability in [0, 1], got ${JSON.stringify(v)}`);
+  }
+  return c;
+}
+
+export interface SftProgress {
+  step: number;
+  loss: number;
+  tokensPerS: number;
+}
+
+export interface SftResult {
+  params: Float32Array;
+  /** Final held-out evaluation (val/avg@k/t1.0, …). */
+  eval: Record<string, number>;
+  data: Dataset;
+  /** The .mlck file of the base policy (meta.kind "magic-lab-base"). */
+  checkpoint: Uint8Array;
+}
+
+/** Rows padded to a multiple of 8 tokens, so only a few plan shapes are built. */
+const bucket = (n: number, ctx: number) => Math.min(ctx, Math.ceil(n / 8) * 8);
+
+export async function runSft(
+  rt: GpuRuntime,
+  input: Partial<SftConfig>,
+  hooks: { onStep?: (p: SftProgress) => void; onEval?: (step: number, rec: Record<string, number>) => void } = {},
+): Promise<SftResult> {
+  const cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>);
+  setMatmulVariant(rt, rt.adapter.isSoftware ? 'blocked4x4' : 'tiled64');
+  const data = buildDataset({ seed: cfg.seed, families: cfg.families, difficulty: cfg.difficulty, trainSize: cfg.trainSize, testSize: cfg.testSize });
+  const policy = new GpuPolicy(rt, cfg.model, 'sft');
+  policy.setParams(initParams(cfg.model, batchSeed(cfg.seed, 6)));
+  policy.resetAdamState();
+  const rng = new Rng(batchSeed(cfg.seed, 7));
+  const ctx = cfg.model.contextLength;
+  const steps = new Map<number, PolicyStep>();
+  const adamw = { lr: cfg.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: cfg.weightDecay, maxGradNorm: 1 };
+  const evaluate = () =>
+    evaluatePolicy(policy, data.test.slice(0, cfg.evalProblems), {
+      k: cfg.evalK,
+      temperatures: [1],
+      maxResponseLength: cfg.evalMaxResponseLength,
+      topP: 1,
+      batch: Math.max(cfg.batch, 64),
+      seed: batchSeed(cfg.seed, 8),
+    });
+  for (let step = 1; step <= cfg.steps; step++) {
+    const t0 = performance.now();
+    const seqs: { prompt: number[]; response: number[] }[] = [];
+    for (let i = 0; i < cfg.batch; i++) {
+      const p = data.train[rng.int(0, data.train.length - 1)];
+      seqs.push({ prompt: encodePrompt(p.prompt), response: encodeResponse(FAMILIES[p.family].trace(p, rng, cfg.style)) });
+    }
+    const T = bucket(Math.max(...seqs.map((s) => s.prompt.length + s.response.length)), ctx);
+    let s = steps.get(T);
+    if (!s) {
+      s = await buildPolicyStep(policy, cfg.batch, T, 1, { kind: 'ce' });
+      steps.set(T, s);
+    }
+    const tok = new Uint32Array(cfg.batch * T).fill(PAD_ID);
+    const tgt = new Uint32Array(cfg.batch * T).fill(PAD_ID);
+    const mask = new Float32Array(cfg.batch * T);
+    let count = 0;
+    seqs.forEach((q, r) => {
+      // A trace longer than the context is cut: the policy learns to start it, and RL later sees it truncated.
+      const seq = [...q.prompt, ...q.response].slice(0, T);
+      tok.set(seq, r * T);
+      for (let t = q.prompt.length - 1; t < seq.length - 1; t++) {
+        tgt[r * T + t] = seq[t + 1];
+        mask[r * T + t] = 1;
+        count++;
+      }
+    });
+    rt.write(s.plan.tokens, tok);
+    rt.write(s.plan.targets, tgt);
+    rt.write(s.mask, mask);
+    rt.write(s.weights, mask.map((m) => m / count));
+    s.run({ step, adamw, onPolicy: false });
+    const stats = await s.readStats();
+    hooks.onStep?.({ step, loss: stats.loss, tokensPerS: (cfg.batch * T) / ((performance.now() - t0) / 1000) });
+    if (cfg.evalEvery > 0 && step % cfg.evalEvery === 0 && step < cfg.steps) hooks.onEval?.(step, await evaluate());
+  }
+  const ev = await evaluate();
+  hooks.onEval?.(cfg.steps, ev);
+  const params = await policy.getParams();
+  const checkpoint = encodeCheckpoint({ model: cfg.model, params, meta: { kind: 'magic-lab-base', sft: cfg, eval: ev } });
+  return { params, eval: ev, data, checkpoint };
+}

@@ -1,0 +1,84 @@
+/** The magic-lab command: usage errors (exit 2, nothing written), a tiny run with resume, eval, data, gradcheck. */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main';
+
+async function run(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('magic-lab usage errors', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'magic-cli-'));
+  const cases: [string[], RegExp][] = [
+    [['train', '--bogus'], /unknown flag --bogus/],
+    [['train', '--preset', 'nope', '--out', join(dir, 'a')], /--preset: .*nope/],
+    [['train', '--preset', 'magic-tiny', '--steps', 'x', '--out', join(dir, 'b')], /--steps: expected a number/],
+    [['train', '--preset', 'magic-tiny', '--config', join(dir, 'missing.json'), '--out', join(dir, 'c')], /--config: cannot read/],
+    [['train', '--resume', join(dir, 'nothing-here')], /--resume: .*does not exist/],
+    [['eval'], /--checkpoint FILE is required/],
+    [['data', 'explode'], /expected build, inspect or filter/],
+    [['bench', '--config', 'vocab=32,heads=5'], /--config: dModel: must be divisible by nHeads/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+  ];
+  for (const [argv, msg] of cases) {
+    it(`${argv.join(' ')} → exit 2 with one clear message`, async () => {
+      const r = await run(...argv);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(msg);
+      expect(r.err.split('\n').length).toBeLessThanOrEqual(12);
+    });
+  }
+
+  it('a config with a bad field names it and writes nothing', async () => {
+    const cfg = join(dir, 'bad.json');
+    writeFileSync(cfg, JSON.stringify({ loss: { epsLow: -1 } }));
+    const out = join(dir, 'never');
+    const r = await run('train', '--preset', 'magic-tiny', '--config', cfg, '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/loss\.epsLow: must be in \[0, 1\), got -1/);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('magic-lab train / eval / data', () => {
+  it('trains a tiny preset, stops at --steps, resumes to the end of the schedule, and evaluates the checkpoint', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'magic-run-')), 'run');
+    const first = await run('train', '--preset', 'magic-tiny', '--steps', '2', '--out', out, '--quiet');
+    expect(first.code, first.err).toBe(0);
+    for (const f of ['config.json', 'metrics.jsonl', 'samples.jsonl', 'checkpoint.mlck']) expect(existsSync(join(out, f)), f).toBe(true);
+    const lines = () => readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // eval at step 0, steps 1-2 (eval every 2 → at step 2), and the final eval is not repeated.
+    expect(lines().filter((l) => l.type === 'step').map((l) => l.step)).toEqual([1, 2]);
+    expect(lines().filter((l) => l.type === 'eval').map((l) => l.step)).toEqual([0, 2]);
+    const second = await run('train', '--resume', out, '--quiet');
+    expect(second.code, second.err).toBe(0);
+    expect(second.out).toMatch(/resumed .* at step 2/);
+    expect(lines().filter((l) => l.type === 'step').map((l) => l.step)).toEqual([1, 2, 3, 4]);
+    expect(lines().every((l) => l.type !== 'step' || typeof l['actor/entropy'] === 'number')).toBe(true);
+    const ev = await run('eval', '--checkpoint', join(out, 'checkpoint.mlck'), '--k', '2', '--problems', '3', '--temperatures', '1');
+    expect(ev.code, ev.err).toBe(0);
+    expect(ev.out).toMatch(/val\/avg@2\/t1\.0\s+\d\.\d{4}/);
+    expect(ev.out).toMatch(/val\/pass@2\/t1\.0/);
+  });
+
+  it('data build writes the datasets and the dedup/decontamination report', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'magic-data-'));
+    const r = await run('data', 'build', '--preset', 'magic-tiny', '--out', out);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/train 16, test 8; removed \d+ exact duplicates, \d+ near duplicates, \d+ overlapping the test set/);
+    expect(readFileSync(join(out, 'train.jsonl'), 'utf8').trim().split('\n')).toHaveLength(16);
+    expect(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')).testSize).toBe(8);
+  });
+
+  it('gradcheck passes every kernel and the whole policy', async () => {
+    const r = await run('gradcheck', '--seed', '7');
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toMatch(/all \d+ checks within tolerance/);
+    expect(r.out).toMatch(/matmul tiled64/);
+  });
+});

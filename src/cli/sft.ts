@@ -56,6 +56,10 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
         if (p.step % 25 === 0 || p.step === 1) log(`step ${p.step}/${cfg.steps}  loss ${lossEma.toFixed(4)}  ${p.tokensPerS.toFixed(0)} tok/s  ${((performance.now() - t0) / 60000).toFixed(1)} min`);
       },
       onEval: (step, rec) => log(`eval @${step}: ${Object.entries(rec).map(([k, v]) => `${k}=${v.toFixed(3)}`).join('  ')}`),
+      onSnapshot: (step, bytes) => {
+        mkdirSync(dirname(out), { recursive: true });
+        writeFileSync(`${out}.step${step}`, bytes);
+      },
     });
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, res.checkpoint);

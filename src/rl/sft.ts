@@ -117,7 +117,12 @@ const bucket = (n: number, ctx: number) => Math.min(ctx, Math.ceil(n / 8) * 8);
 export async function runSft(
   rt: GpuRuntime,
   input: Partial<SftConfig>,
-  hooks: { onStep?: (p: SftProgress) => void; onEval?: (step: number, rec: Record<string, number>) => void } = {},
+  hooks: {
+    onStep?: (p: SftProgress) => void;
+    onEval?: (step: number, rec: Record<string, number>) => void;
+    /** Called after each periodic evaluation with that point's base checkpoint (so a long run is never lost). */
+    onSnapshot?: (step: number, checkpoint: Uint8Array) => void;
+  } = {},
 ): Promise<SftResult> {
   const cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>);
   setMatmulVariant(rt, rt.adapter.isSoftware ? 'blocked4x4' : 'tiled64');
@@ -172,7 +177,11 @@ export async function runSft(
     s.run({ step, adamw, onPolicy: false });
     const stats = await s.readStats();
     hooks.onStep?.({ step, loss: stats.loss, tokensPerS: (cfg.batch * T) / ((performance.now() - t0) / 1000) });
-    if (cfg.evalEvery > 0 && step % cfg.evalEvery === 0 && step < cfg.steps) hooks.onEval?.(step, await evaluate());
+    if (cfg.evalEvery > 0 && step % cfg.evalEvery === 0 && step < cfg.steps) {
+      const ev = await evaluate();
+      hooks.onEval?.(step, ev);
+      if (hooks.onSnapshot) hooks.onSnapshot(step, encodeCheckpoint({ model: cfg.model, params: await policy.getParams(), meta: { kind: 'magic-lab-base', sft: cfg, step, eval: ev } }));
+    }
   }
   const ev = await evaluate();
   hooks.onEval?.(cfg.steps, ev);

@@ -197,11 +197,13 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
 const TINY_OVERLAY: RunConfigInput = {
   model: { vocabSize: VOCAB_SIZE, contextLength: 64, dModel: 16, nLayers: 1, nHeads: 2 },
   // The offline filter is off: a tiny untrained model solves nothing and it would empty the set.
-  data: { trainSize: 16, testSize: 8, offlineFilter: { enabled: false, samples: 4 } },
+  // Difficulty 1 keeps correct responses (~10-14 tokens) inside the tiny stage lengths, so a
+  // warm-started tiny policy (public/checkpoints/base-tiny.mlck) earns non-zero rewards.
+  data: { difficulty: 1, trainSize: 16, testSize: 8, offlineFilter: { enabled: false, samples: 4 } },
   rollout: { batchPrompts: 2, groupSize: 4 },
   stages: [
-    { maxResponseLength: 8, steps: 2 },
-    { maxResponseLength: 12, steps: 2 },
+    { maxResponseLength: 16, steps: 2 },
+    { maxResponseLength: 24, steps: 2 },
   ],
   eval: { everySteps: 2, k: 2, testProblems: 4 },
   checkpoint: { everySteps: 2 },

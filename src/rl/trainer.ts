@@ -112,6 +112,14 @@ export class MagicTrainer {
   get offlineReport(): OfflineFilterReport | null {
     return this.state.offline;
   }
+  /** AdamW steps taken so far (N_SGD per RL step with kept groups). */
+  get optimizerSteps(): number {
+    return this.state.adamStep;
+  }
+  /** Whether a frozen reference policy is kept for the KL term (β > 0). */
+  get hasReference(): boolean {
+    return this.ref !== null;
+  }
   get poolSize(): number {
     return this.state.pool.length;
   }

@@ -174,8 +174,8 @@ describe('presets', () => {
       expect(t.model).toMatchObject({ vocabSize: VOCAB_SIZE, contextLength: 64, dModel: 16, nLayers: 1, nHeads: 2 });
       expect(t.rollout.groupSize).toBe(4);
       expect(t.rollout.batchPrompts).toBe(name === 'off-policy-nsgd4' ? 4 : 2);
-      if (name === 'single-stage') expect(t.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[12, 4]]);
-      else expect(t.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[8, 2], [12, 2]]);
+      if (name === 'single-stage') expect(t.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[24, 4]]);
+      else expect(t.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[16, 2], [24, 2]]);
       expect(t.data.trainSize).toBeLessThanOrEqual(16);
     }
     expect(PRESETS['clip-high-0.28-tiny'].loss.epsHigh).toBe(0.28);

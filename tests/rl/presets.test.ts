@@ -1,0 +1,79 @@
+/**
+ * Every -tiny preset through the real trainer on the GPU, starting from the shipped tiny base
+ * policy (so some groups earn mixed rewards and updates happen), each with the rule its
+ * ablation changes checked on the step records.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { getPreset, presetNames } from '../../src/rl/config';
+import { MagicTrainer, type StepRecord, type TrainStepResult } from '../../src/rl/trainer';
+import { gpu } from '../gpu/harness';
+
+const BASE_TINY = new Uint8Array(readFileSync(new URL('../../public/checkpoints/base-tiny.mlck', import.meta.url)));
+
+async function runAll(name: string, overrides: object = {}) {
+  const rt = await gpu();
+  const cfg = { ...getPreset(name), ...overrides };
+  // More prompts per step than the tests' default so that mixed-reward groups occur.
+  const t = await MagicTrainer.create(rt, cfg, { checkpoint: BASE_TINY });
+  const results: TrainStepResult[] = [];
+  while (!t.done) results.push(await t.trainStep());
+  return { t, results, records: results.map((r) => r.record) };
+}
+
+const updated = (r: StepRecord) => r['batch/kept_groups'] > 0;
+
+describe('tiny presets through the trainer', () => {
+  it('every tiny preset runs its whole schedule and evaluates at the end', async () => {
+    for (const name of presetNames().filter((n) => n.endsWith('-tiny'))) {
+      const { t, results } = await runAll(name);
+      expect(t.step, name).toBe(getPreset(name).stages.reduce((a, s) => a + (s.steps ?? 0), 0));
+      expect(results[results.length - 1].eval, name).toBeDefined();
+    }
+  });
+
+  it('magic: adaptive α is c when e < target and 0 otherwise; rejection keeps exactly the mixed groups', async () => {
+    const { records } = await runAll('magic-tiny', { rollout: { ...getPreset('magic-tiny').rollout, batchPrompts: 8 } });
+    const target = getPreset('magic-tiny').loss.entropy.target;
+    for (const r of records) {
+      expect(r['batch/kept_groups']).toBe(8 - r['batch/solve_none'] - r['batch/solve_all']);
+      if (updated(r)) expect(r['actor/entropy_coeff_realized']).toBe(r['actor/entropy'] < target ? r['actor/entropy_coeff'] : 0);
+    }
+    expect(records.some(updated)).toBe(true);
+  });
+
+  it('no-rejection keeps every group; const-entropy applies its fixed α', async () => {
+    const nr = await runAll('no-rejection-tiny');
+    for (const r of nr.records) expect(r['batch/kept_groups']).toBe(getPreset('no-rejection-tiny').rollout.batchPrompts);
+    const ce = await runAll('const-entropy-tiny', { rejection: { mode: 'off', maxRefillRounds: 0 } });
+    for (const r of ce.records) expect(r['actor/entropy_coeff_realized']).toBe(getPreset('const-entropy-tiny').loss.entropy.constantCoef);
+  });
+
+  it('off-policy N_SGD=4 takes several optimizer steps per rollout batch; on-policy takes one', async () => {
+    const off = await runAll('off-policy-nsgd4-tiny', { rejection: { mode: 'off', maxRefillRounds: 0 } });
+    expect(off.t.optimizerSteps).toBe(4 * off.t.step);
+    const on = await runAll('magic-tiny', { rejection: { mode: 'off', maxRefillRounds: 0 } });
+    expect(on.t.optimizerSteps).toBe(on.t.step);
+    // Every step after the first mini-batch sees a moved policy: ρ ≠ 1 shows up as a non-zero ppo_kl.
+    expect(off.records.some((r) => r['actor/ppo_kl'] !== 0)).toBe(true);
+    expect(on.records.every((r) => Math.abs(r['actor/ppo_kl']) < 1e-6)).toBe(true);
+  });
+
+  it('KL on keeps a frozen reference policy; masks zero the advantage of truncated responses', async () => {
+    const kl = await runAll('kl-on-tiny');
+    expect(kl.t.hasReference).toBe(true);
+    for (const name of ['adv-mask-before-tiny', 'adv-mask-after-tiny']) {
+      const { results } = await runAll(name, { stages: [{ maxResponseLength: 6, steps: 2 }] });
+      const samples = results.flatMap((r) => r.samples);
+      expect(samples.some((s) => s.truncated), name).toBe(true);
+      for (const s of samples) if (s.truncated) expect(s.advantage, name).toBe(0);
+    }
+  });
+
+  it('single-stage stays in stage 0; the two-stage schedule moves to stage 1 with the longer limit', async () => {
+    const single = await runAll('single-stage-tiny');
+    expect(single.records.every((r) => r.stage === 0)).toBe(true);
+    const multi = await runAll('magic-tiny');
+    expect(multi.records.map((r) => r.stage)).toEqual([0, 0, 1, 1]);
+  });
+});

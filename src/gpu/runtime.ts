@@ -248,20 +248,26 @@ export class GpuRuntime {
     this.device.queue.writeBuffer(buf, off, data.buffer as ArrayBuffer, data.byteOffset, data.byteLength);
   }
 
+  /** Idle MAP_READ staging buffers by size, reused so steady-state readbacks allocate nothing. */
+  private staging = new Map<number, GPUBuffer[]>();
+
   /** Copies a buffer range back to the CPU (one mapAsync: keep these out of inner loops). */
   async readBytes(source: Binding, byteOffset = 0, byteLength?: number): Promise<ArrayBuffer> {
     const buf = 'buffer' in source ? source.buffer : source;
     const base = ('buffer' in source ? source.offset : 0) + byteOffset;
     const len = byteLength ?? ('buffer' in source ? source.size : source.size) - byteOffset;
-    const size = Math.ceil(len / 4) * 4;
-    const staging = this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    // Power-of-two sizes so a handful of staging buffers serve every readback.
+    const size = Math.max(16, 2 ** Math.ceil(Math.log2(Math.ceil(len / 4) * 4)));
+    const staging = this.staging.get(size)?.pop() ?? this.device.createBuffer({ label: `staging${size}`, size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     const enc = this.device.createCommandEncoder();
-    enc.copyBufferToBuffer(buf, base, staging, 0, size);
+    enc.copyBufferToBuffer(buf, base, staging, 0, Math.ceil(len / 4) * 4);
     this.device.queue.submit([enc.finish()]);
-    await staging.mapAsync(GPUMapMode.READ);
-    const out = staging.getMappedRange().slice(0, len);
+    await staging.mapAsync(GPUMapMode.READ, 0, Math.ceil(len / 4) * 4);
+    const out = staging.getMappedRange(0, Math.ceil(len / 4) * 4).slice(0, len);
     staging.unmap();
-    staging.destroy();
+    const idle = this.staging.get(size) ?? [];
+    idle.push(staging);
+    this.staging.set(size, idle);
     this.checkErrors();
     return out;
   }
@@ -311,6 +317,8 @@ export class GpuRuntime {
     this.destroyed = true;
     for (const b of this.named.values()) b.destroy();
     this.named.clear();
+    for (const list of this.staging.values()) for (const b of list) b.destroy();
+    this.staging.clear();
     this.device.destroy();
   }
 }

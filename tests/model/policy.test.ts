@@ -171,3 +171,31 @@ describe('GPU batched decoding with the KV cache vs the float64 reference', () =
     await expect(generate(policy, { ...base, prompts: [[1, 99]] })).rejects.toThrow(/prompts\[0\]: token ids/);
   });
 });
+
+describe('steady state', () => {
+  it('a training step and a generation allocate no GPU buffers or bind groups once warmed up', async () => {
+    const { cfg } = CASES[0];
+    const s = randomSetup(cfg, 11);
+    const { rt, policy, step } = await gpuStep(cfg, 'steady', s);
+    const req = { prompts: [[1, 4], [1, 5, 6]], maxResponseLength: 4, temperature: 1, topP: 1, seed: 3, eosId: 2, padId: 0 };
+    const once = async (k: number) => {
+      step.run({ step: k, adamw: ADAMW, onPolicy: true });
+      await step.readStats();
+      await generate(policy, req);
+    };
+    await once(1);
+    const counts = { buffers: 0, bindGroups: 0, pipelines: 0 };
+    const dev = rt.device as unknown as Record<string, (...a: unknown[]) => unknown>;
+    const orig = { b: dev.createBuffer, g: dev.createBindGroup, p: dev.createComputePipelineAsync };
+    dev.createBuffer = (...a) => (counts.buffers++, orig.b.apply(rt.device, a));
+    dev.createBindGroup = (...a) => (counts.bindGroups++, orig.g.apply(rt.device, a));
+    dev.createComputePipelineAsync = (...a) => (counts.pipelines++, orig.p.apply(rt.device, a));
+    try {
+      await once(2);
+      await once(3);
+    } finally {
+      Object.assign(dev, { createBuffer: orig.b, createBindGroup: orig.g, createComputePipelineAsync: orig.p });
+    }
+    expect(counts).toEqual({ buffers: 0, bindGroups: 0, pipelines: 0 });
+  });
+});

@@ -131,9 +131,17 @@ export class GpuRuntime {
     return p;
   }
 
+  /** One compilation-info query per shader file: Chromium (seen with 156 on SwiftShader) never resolves a second one on the same module. */
+  private compileInfo = new Map<string, Promise<GPUCompilationInfo>>();
+
   private async compile(kernel: KernelSpec, key: string): Promise<GPUComputePipeline> {
     const module = this.module(kernel.shader);
-    const info = await module.getCompilationInfo();
+    let infoP = this.compileInfo.get(kernel.shader);
+    if (!infoP) {
+      infoP = module.getCompilationInfo();
+      this.compileInfo.set(kernel.shader, infoP);
+    }
+    const info = await infoP;
     const errors = info.messages.filter((m) => m.type === 'error');
     if (errors.length) {
       throw new KernelError(kernel, errors.map((m) => `line ${m.lineNum}:${m.linePos} ${m.message}`).join('; '));

@@ -8,6 +8,9 @@ export default defineConfig({
   timeout: 180_000,
   workers: 1,
   reporter: [['list']],
+  // Visual baselines live next to the specs; update with `npx playwright test --update-snapshots`.
+  snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
+  expect: { toHaveScreenshot: { maxDiffPixelRatio: 0.01, animations: 'disabled', caret: 'hide' } },
   use: {
     baseURL: 'http://127.0.0.1:4173/',
     launchOptions: { executablePath: '/usr/bin/chromium', args: ['--enable-unsafe-webgpu', ...CHROMIUM_ARGS] },

@@ -1,52 +1,69 @@
 import { useEffect } from 'react';
-import { LabClient } from '../worker/client';
+import { Banners } from './components/Banners';
+import { Charts } from './components/Charts';
+import { CheckpointPanel } from './components/CheckpointPanel';
+import { ConfigPanel } from './components/ConfigPanel';
+import { Controls } from './components/Controls';
+import { DeviceInfo } from './components/DeviceInfo';
+import { NoWebGpu } from './components/NoWebGpu';
+import { PresetPicker } from './components/PresetPicker';
+import { RolloutViewer } from './components/RolloutViewer';
+import { RunsPanel } from './components/RunsPanel';
+import { StageEditor } from './components/StageEditor';
+import { StageTimeline } from './components/StageTimeline';
+import { startLab } from './lab';
 import { useLab } from './store';
 
+/** Single page, TensorFlow-Playground style: controls left, charts centre, runs and device right. */
 export function App() {
   const device = useLab((s) => s.device);
-  const setDevice = useLab((s) => s.setDevice);
   useEffect(() => {
-    const client = new LabClient((m) => {
-      if (m.type === 'ready') setDevice({ status: 'ready', adapter: m.adapter });
-      else if (m.type === 'no-webgpu') setDevice({ status: 'no-webgpu', reason: m.reason });
-      else if (m.type === 'error') setDevice({ status: 'error', message: m.message });
-    });
-    client.send({ type: 'init' });
-    return () => client.terminate();
-  }, [setDevice]);
+    let stop: (() => void) | undefined;
+    let cancelled = false;
+    void startLab().then((f) => (cancelled ? f() : (stop = f)));
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
+  }, []);
 
   return (
     <main className="lab">
-      <header>
-        <h1>MAGIC Lab</h1>
-        <p className="tagline">Train a small reasoning policy with reinforcement learning (Skywork-OR1's MAGIC recipe) on your own GPU.</p>
-      </header>
-      {device.status === 'starting' && <p data-testid="device-status">Starting WebGPU…</p>}
-      {device.status === 'ready' && (
-        <section data-testid="adapter">
-          <h2>GPU</h2>
-          <p data-testid="adapter-name">{device.adapter.description}</p>
-          <table>
-            <tbody>
-              {Object.entries(device.adapter.limits).map(([k, v]) => (
-                <tr key={k}>
-                  <td>{k}</td>
-                  <td>{v}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
-      )}
-      {(device.status === 'no-webgpu' || device.status === 'error') && (
-        <section data-testid="no-webgpu" className="no-webgpu">
-          <h2>WebGPU is not available</h2>
-          <p>{device.status === 'no-webgpu' ? device.reason : device.message}</p>
-          <p>
-            MAGIC Lab trains on your GPU through WebGPU. It works in Chrome or Edge 113+ (desktop), Chrome on Android 121+, Safari 26+ and Firefox 141+. On Linux,
-            start Chromium with <code>--enable-unsafe-webgpu</code>; make sure hardware acceleration is on.
+      <header className="top">
+        <div>
+          <h1>MAGIC Lab</h1>
+          <p className="tagline">Train a small reasoning policy with reinforcement learning (Skywork-OR1's MAGIC recipe) on your own GPU.</p>
+        </div>
+        {device.status === 'starting' && (
+          <p data-testid="device-status" className="hint">
+            Starting WebGPU…
           </p>
-        </section>
+        )}
+      </header>
+      <Banners />
+      {device.status === 'no-webgpu' || device.status === 'error' ? (
+        <NoWebGpu reason={device.status === 'no-webgpu' ? device.reason : device.message} />
+      ) : (
+        <div className="layout">
+          <aside className="left">
+            <Controls />
+            <section className="panel">
+              <PresetPicker />
+            </section>
+            <StageEditor />
+            <ConfigPanel />
+          </aside>
+          <div className="centre">
+            <StageTimeline />
+            <Charts />
+            <RolloutViewer />
+          </div>
+          <aside className="right">
+            <RunsPanel />
+            <CheckpointPanel />
+            {device.status === 'ready' && <DeviceInfo adapter={device.adapter} />}
+          </aside>
+        </div>
       )}
     </main>
   );

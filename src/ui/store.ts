@@ -1,6 +1,19 @@
-/** The one zustand store of the page (device slice for now). */
+/**
+ * The one zustand store of the page. Slices:
+ *  - device: the adapter (or why WebGPU is missing);
+ *  - config: the preset, the draft RunConfig being edited and its validation error;
+ *  - runs: every run (config + metrics), the active run, the overlay selection;
+ *  - live: the Worker's run state, the latest rollout samples;
+ *  - ui: smoothing, log scales, token colouring, messages.
+ * The store is pure (no Worker, no IndexedDB): lab.ts wires those to it.
+ */
 import { create } from 'zustand';
 import type { AdapterSummary } from '../gpu/runtime';
+import { getPreset, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
+import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
+import type { RunState } from '../worker/protocol';
+import { setPath } from './lib/fields';
+import type { RunData } from './lib/runfile';
 
 export type DeviceState =
   | { status: 'starting' }
@@ -8,12 +21,178 @@ export type DeviceState =
   | { status: 'no-webgpu'; reason: string }
   | { status: 'error'; message: string };
 
-export interface LabStore {
+export type TokenColour = 'none' | 'entropy' | 'logp';
+
+export interface ConfigSlice {
+  preset: string;
+  /** The config being edited (may be invalid while the user types: see configError). */
+  draft: RunConfig;
+  /** First validation error of the draft, or null. */
+  configError: string | null;
+  /** The link the page was opened with was invalid (shown once, until dismissed). */
+  urlError: string | null;
+  setPreset(name: string): void;
+  setField(path: string, value: unknown): void;
+  setDraftStages(stages: StageConfig[]): void;
+  loadSetup(preset: string, config: RunConfig, urlError?: string | null): void;
+  dismissUrlError(): void;
+}
+
+export interface RunsSlice {
+  runs: Record<string, RunData>;
+  /** Ids, oldest first. */
+  order: string[];
+  activeRunId: string | null;
+  /** Runs overlaid on the charts besides the active one. */
+  overlay: string[];
+  addRun(run: RunData, opts?: { activate?: boolean }): void;
+  appendSteps(runId: string, steps: StepRecord[]): void;
+  addEval(runId: string, record: EvalRecord): void;
+  /** Drop records after `step` (resuming from a checkpoint taken at `step`). */
+  truncateRun(runId: string, step: number): void;
+  patchRun(runId: string, patch: Partial<Omit<RunData, 'id' | 'steps' | 'evals'>>): void;
+  renameRun(runId: string, name: string): void;
+  deleteRun(runId: string): void;
+  setActiveRun(runId: string | null): void;
+  toggleOverlay(runId: string): void;
+  setRunStages(runId: string, stages: StageConfig[]): void;
+}
+
+export interface LiveSlice {
+  runState: RunState;
+  /** Run the Worker is training (null when none). */
+  liveRunId: string | null;
+  step: number;
+  stage: number;
+  statusMessage: string | null;
+  samples: SampleRecord[];
+  samplesStep: number | null;
+  setLiveState(s: { runId: string | null; state: RunState; step: number; stage: number; message?: string }): void;
+  setSamples(runId: string, step: number, samples: SampleRecord[]): void;
+}
+
+export interface UiSlice {
+  /** EMA weight in [0, 0.99]. */
+  smoothing: number;
+  logScale: Record<string, boolean>;
+  tokenColour: TokenColour;
+  error: string | null;
+  notice: string | null;
+  setSmoothing(w: number): void;
+  toggleLog(chartId: string): void;
+  setTokenColour(c: TokenColour): void;
+  setError(e: string | null): void;
+  setNotice(n: string | null): void;
+}
+
+export interface LabStore extends ConfigSlice, RunsSlice, LiveSlice, UiSlice {
   device: DeviceState;
   setDevice(d: DeviceState): void;
 }
 
-export const useLab = create<LabStore>((set) => ({
-  device: { status: 'starting' },
-  setDevice: (device) => set({ device }),
-}));
+function validationError(cfg: RunConfig): string | null {
+  try {
+    validateRunConfig(cfg);
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+const withRun = (s: LabStore, id: string, f: (r: RunData) => RunData): Partial<LabStore> => {
+  const r = s.runs[id];
+  return r ? { runs: { ...s.runs, [id]: f(r) } } : {};
+};
+
+export const createLabStore = (preset = 'magic') =>
+  create<LabStore>((set) => ({
+    device: { status: 'starting' },
+    setDevice: (device) => set({ device }),
+
+    // config
+    preset,
+    draft: getPreset(preset),
+    configError: null,
+    urlError: null,
+    setPreset: (name) => set({ preset: name, draft: getPreset(name), configError: null }),
+    setField: (path, value) =>
+      set((s) => {
+        const draft = setPath(s.draft, path, value);
+        return { draft, configError: validationError(draft) };
+      }),
+    setDraftStages: (stages) =>
+      set((s) => {
+        const draft = { ...s.draft, stages };
+        return { draft, configError: validationError(draft) };
+      }),
+    loadSetup: (name, config, urlError = null) => set({ preset: name, draft: config, configError: validationError(config), urlError }),
+    dismissUrlError: () => set({ urlError: null }),
+
+    // runs
+    runs: {},
+    order: [],
+    activeRunId: null,
+    overlay: [],
+    addRun: (run, opts = {}) =>
+      set((s) => ({
+        runs: { ...s.runs, [run.id]: run },
+        order: s.order.includes(run.id) ? s.order : [...s.order, run.id],
+        ...(opts.activate ? { activeRunId: run.id } : {}),
+      })),
+    appendSteps: (id, steps) =>
+      set((s) =>
+        withRun(s, id, (r) => {
+          const last = r.steps.length ? r.steps[r.steps.length - 1].step : -Infinity;
+          const fresh = steps.filter((x) => x.step > last);
+          return fresh.length ? { ...r, steps: [...r.steps, ...fresh] } : r;
+        }),
+      ),
+    addEval: (id, record) => set((s) => withRun(s, id, (r) => ({ ...r, evals: [...r.evals.filter((e) => e.step !== record.step), record].sort((a, b) => a.step - b.step) }))),
+    truncateRun: (id, step) =>
+      set((s) => withRun(s, id, (r) => ({ ...r, done: false, steps: r.steps.filter((x) => x.step <= step), evals: r.evals.filter((x) => x.step <= step) }))),
+    patchRun: (id, patch) => set((s) => withRun(s, id, (r) => ({ ...r, ...patch }))),
+    renameRun: (id, name) => set((s) => withRun(s, id, (r) => ({ ...r, name: name.trim() || r.name }))),
+    deleteRun: (id) =>
+      set((s) => {
+        const runs = { ...s.runs };
+        delete runs[id];
+        return {
+          runs,
+          order: s.order.filter((x) => x !== id),
+          overlay: s.overlay.filter((x) => x !== id),
+          activeRunId: s.activeRunId === id ? null : s.activeRunId,
+        };
+      }),
+    setActiveRun: (id) => set((s) => ({ activeRunId: id, overlay: s.overlay.filter((x) => x !== id) })),
+    toggleOverlay: (id) => set((s) => ({ overlay: s.overlay.includes(id) ? s.overlay.filter((x) => x !== id) : [...s.overlay, id] })),
+    setRunStages: (id, stages) => set((s) => withRun(s, id, (r) => ({ ...r, config: { ...r.config, stages } }))),
+
+    // live
+    runState: 'idle',
+    liveRunId: null,
+    step: 0,
+    stage: 0,
+    statusMessage: null,
+    samples: [],
+    samplesStep: null,
+    setLiveState: (m) => set({ liveRunId: m.runId, runState: m.state, step: m.step, stage: m.stage, statusMessage: m.message ?? null }),
+    setSamples: (_runId, step, samples) => set({ samples, samplesStep: step }),
+
+    // ui
+    smoothing: 0.6,
+    logScale: {},
+    tokenColour: 'none',
+    error: null,
+    notice: null,
+    setSmoothing: (w) => set({ smoothing: Math.min(0.99, Math.max(0, w)) }),
+    toggleLog: (id) => set((s) => ({ logScale: { ...s.logScale, [id]: !s.logScale[id] } })),
+    setTokenColour: (tokenColour) => set({ tokenColour }),
+    setError: (error) => set({ error }),
+    setNotice: (notice) => set({ notice }),
+  }));
+
+/** The page's store. */
+export const useLab = createLabStore();
+
+/** Live runs (a Worker run in progress) accept no new Play; these states have one. */
+export const isLive = (s: RunState) => s === 'starting' || s === 'running' || s === 'paused';

@@ -8,8 +8,9 @@ export class LabClient {
     this.worker.onmessage = (ev: MessageEvent<FromWorker>) => onMessage(ev.data);
     this.worker.onerror = (ev) => onMessage({ type: 'error', message: ev.message || 'worker failed to start' });
   }
-  send(m: ToWorker): void {
-    this.worker.postMessage(m);
+  /** Sends a command; `transfer` moves ArrayBuffers (e.g. a checkpoint) instead of copying them. */
+  send(m: ToWorker, transfer: Transferable[] = []): void {
+    this.worker.postMessage(m, transfer);
   }
   terminate(): void {
     this.worker.terminate();

@@ -1,22 +1,270 @@
 /// <reference lib="webworker" />
-/** The Worker that owns the WebGPU device (training never blocks the page's main thread). */
+/**
+ * The Worker that owns the WebGPU device and the trainer (training never blocks the page's
+ * main thread). Commands from the page are handled in order; the training loop runs between
+ * them, one `trainStep()` at a time, and yields to the message queue after every step, so
+ * pause / step / set-stages / save-checkpoint take effect at the next step boundary.
+ * Step records are sent in batches (at most every FLUSH_MS), not one message per step.
+ */
 import { acquireBrowserRuntime, webgpuMissingReason } from '../gpu/browser';
 import type { GpuRuntime } from '../gpu/runtime';
-import type { FromWorker, ToWorker } from './protocol';
+import { decodeCheckpoint } from '../model/checkpoint';
+import { validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
+import { MagicTrainer } from '../rl/trainer';
+import type { SampleRecord, StepRecord } from '../rl/trainer-types';
+import type { FromWorker, RunState, ToWorker } from './protocol';
 
-const post = (m: FromWorker) => (self as unknown as DedicatedWorkerGlobalScope).postMessage(m);
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+
+const post = (m: FromWorker, transfer: Transferable[] = []) => scope.postMessage(m, transfer);
+
+/** Minimum interval between two batches (metrics + latest samples + state) while training. */
+const FLUSH_MS = 400;
+
 let runtime: GpuRuntime | null = null;
+let trainer: MagicTrainer | null = null;
+let runId: string | null = null;
+let state: RunState = 'idle';
+let note: string | undefined;
+/** Keep stepping until paused. */
+let running = false;
+/** Single steps requested (each runs one step, then the run pauses). */
+let pendingSteps = 0;
+let looping = false;
+let pendingStages: StageConfig[] | null = null;
+let pendingSave = false;
+let buffer: StepRecord[] = [];
+/** Latest rollout samples not yet sent (only the newest step's are worth showing). */
+let latestSamples: { step: number; samples: SampleRecord[] } | null = null;
+let lastFlush = 0;
+let lastCheckpointStep = -1;
+/** Incremented by every start/stop so a superseded loop stops touching the new run. */
+let generation = 0;
 
-self.onmessage = async (ev: MessageEvent<ToWorker>) => {
-  const msg = ev.data;
-  if (msg.type === 'init') {
-    const missing = webgpuMissingReason();
-    if (missing) return post({ type: 'no-webgpu', reason: missing });
+const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+function postState(message?: string) {
+  post({ type: 'state', runId, state, step: trainer?.step ?? 0, stage: trainer?.stage ?? 0, message: message ?? note });
+}
+
+function flush() {
+  if (runId && buffer.length) post({ type: 'metrics', runId, steps: buffer });
+  if (runId && latestSamples) post({ type: 'samples', runId, ...latestSamples });
+  buffer = [];
+  latestSamples = null;
+  lastFlush = performance.now();
+}
+
+async function saveAndPost() {
+  if (!trainer || !runId) return;
+  flush(); // the page keeps metrics up to the checkpoint's step before the checkpoint itself
+  const bytes = await trainer.saveCheckpoint();
+  const copy = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer);
+  lastCheckpointStep = trainer.step;
+  post({ type: 'checkpoint', runId, step: trainer.step, bytes: copy }, [copy]);
+}
+
+/** Stage edits and checkpoint requests wait for a step boundary. */
+async function applyPending() {
+  if (!trainer) return;
+  if (pendingStages) {
+    const s = pendingStages;
+    pendingStages = null;
     try {
-      runtime ??= await acquireBrowserRuntime();
-      post({ type: 'ready', adapter: runtime.adapter });
+      trainer.setStages(s);
     } catch (e) {
-      post({ type: 'no-webgpu', reason: (e as Error).message });
+      post({ type: 'error', message: `Stage edit rejected: ${errMsg(e)}` });
     }
   }
+  if (pendingSave) {
+    pendingSave = false;
+    await saveAndPost();
+  }
+}
+
+const yieldToMessages = () => new Promise<void>((r) => setTimeout(r, 0));
+
+async function loop() {
+  if (looping) return;
+  looping = true;
+  const gen = generation;
+  try {
+    while (gen === generation && trainer && (running || pendingSteps > 0)) {
+      await applyPending();
+      if (trainer.done) break;
+      if (state !== 'running') {
+        state = 'running';
+        postState();
+      }
+      const { record, samples, eval: ev } = await trainer.trainStep();
+      if (gen !== generation || !runId) break;
+      if (pendingSteps > 0) pendingSteps--;
+      buffer.push(record);
+      if (samples.length) latestSamples = { step: record.step, samples };
+      const every = trainer.config.checkpoint.everySteps;
+      // One batch per FLUSH_MS (metrics, samples, state), not one message per step.
+      if (ev || performance.now() - lastFlush >= FLUSH_MS || trainer.done || (!running && pendingSteps === 0)) {
+        flush();
+        postState();
+      }
+      if (ev) post({ type: 'eval', runId, record: ev });
+      if ((every > 0 && trainer.step % every === 0) || trainer.done) await saveAndPost();
+      await yieldToMessages();
+    }
+    if (gen === generation && trainer) {
+      flush();
+      await applyPending();
+      state = trainer.done ? 'done' : 'paused';
+      if (trainer.done && lastCheckpointStep !== trainer.step) await saveAndPost();
+      postState();
+    }
+  } catch (e) {
+    if (gen === generation) {
+      flush();
+      state = 'error';
+      running = false;
+      pendingSteps = 0;
+      postState(errMsg(e));
+      post({ type: 'error', message: `Training failed: ${errMsg(e)}` });
+    }
+  } finally {
+    looping = false;
+  }
+  // A command that arrived while the last step finished may need another pass.
+  if (gen === generation && trainer && !trainer.done && state !== 'error' && (running || pendingSteps > 0)) void loop();
+}
+
+/** Bytes of the base checkpoint at `url` when it exists and matches the config's model; else null and why. */
+async function fetchBase(url: string, config: RunConfig): Promise<{ bytes: Uint8Array | null; why?: string }> {
+  try {
+    const res = await fetch(url);
+    // A static server may answer a missing file with the app's index.html (SPA fallback).
+    if (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html')) return { bytes: null, why: `no base checkpoint at ${url}` };
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const model = decodeCheckpoint(bytes, url).model;
+    if (JSON.stringify(model) !== JSON.stringify(config.model)) return { bytes: null, why: `base checkpoint ${url} is for another model size` };
+    return { bytes };
+  } catch (e) {
+    return { bytes: null, why: `base checkpoint ${url} unavailable (${errMsg(e)})` };
+  }
+}
+
+async function stopRun() {
+  generation++;
+  running = false;
+  pendingSteps = 0;
+  pendingStages = null;
+  pendingSave = false;
+  flush();
+  // Let an in-flight trainStep finish before freeing its buffers.
+  while (looping) await new Promise((r) => setTimeout(r, 5));
+  trainer?.destroy();
+  trainer = null;
+}
+
+async function start(msg: Extract<ToWorker, { type: 'start' }>) {
+  await stopRun();
+  const gen = generation;
+  runId = msg.runId;
+  state = 'starting';
+  note = undefined;
+  buffer = [];
+  latestSamples = null;
+  lastCheckpointStep = -1;
+  running = !msg.paused;
+  postState();
+  try {
+    runtime ??= await acquireBrowserRuntime();
+    const config = validateRunConfig(msg.config);
+    let checkpoint: Uint8Array | undefined;
+    if (msg.checkpoint) checkpoint = new Uint8Array(msg.checkpoint);
+    else if (msg.baseCheckpointUrl) {
+      const base = await fetchBase(msg.baseCheckpointUrl, config);
+      if (base.bytes) {
+        checkpoint = base.bytes;
+        note = `started from the base checkpoint ${msg.baseCheckpointUrl}`;
+      } else note = `started from random init: ${base.why}`;
+    } else note = 'started from random init';
+    const t = await MagicTrainer.create(runtime, config, { checkpoint, onProgress: (m) => postState(m) });
+    if (gen !== generation) {
+      t.destroy();
+      return;
+    }
+    trainer = t;
+    lastCheckpointStep = msg.checkpoint ? t.step : -1;
+    if (msg.checkpoint) note = `resumed from a checkpoint at step ${t.step}`;
+    state = t.done ? 'done' : 'paused';
+    postState();
+    void loop();
+  } catch (e) {
+    if (gen !== generation) return;
+    state = 'error';
+    running = false;
+    postState(errMsg(e));
+    post({ type: 'error', message: `Could not start the run: ${errMsg(e)}` });
+  }
+}
+
+let queue: Promise<void> = Promise.resolve();
+
+async function handle(msg: ToWorker) {
+  switch (msg.type) {
+    case 'init': {
+      const missing = webgpuMissingReason();
+      if (missing) return post({ type: 'no-webgpu', reason: missing });
+      try {
+        runtime ??= await acquireBrowserRuntime();
+        post({ type: 'ready', adapter: runtime.adapter });
+      } catch (e) {
+        post({ type: 'no-webgpu', reason: errMsg(e) });
+      }
+      return;
+    }
+    case 'start':
+      return start(msg);
+    case 'pause':
+      running = false;
+      pendingSteps = 0;
+      if (trainer && !looping && state === 'running') {
+        state = 'paused';
+        postState();
+      }
+      return;
+    case 'resume':
+      if (!trainer || trainer.done) return;
+      running = true;
+      void loop();
+      return;
+    case 'step':
+      if (!trainer || trainer.done) return;
+      running = false;
+      pendingSteps++;
+      void loop();
+      return;
+    case 'stop':
+      await stopRun();
+      runId = null;
+      state = 'idle';
+      note = undefined;
+      postState();
+      return;
+    case 'set-stages':
+      if (!trainer) return;
+      pendingStages = msg.stages;
+      if (!looping) await applyPending();
+      return;
+    case 'save-checkpoint':
+      if (!trainer) return post({ type: 'error', message: 'No run to save.' });
+      pendingSave = true;
+      if (!looping) await applyPending();
+      return;
+  }
+}
+
+// Commands are handled in arrival order (a `step` sent right after `start` waits for the
+// trainer to exist); the training loop itself is not awaited, so pause / step / set-stages
+// reach it between two steps.
+scope.onmessage = (ev: MessageEvent<ToWorker>) => {
+  const msg = ev.data;
+  queue = queue.then(() => handle(msg)).catch((e) => post({ type: 'error', message: errMsg(e) }));
 };

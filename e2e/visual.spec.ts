@@ -1,0 +1,37 @@
+/**
+ * Visual regression: deterministic screenshots (fixed seed, fixed tiny run, animations off,
+ * fixed viewport) compared with the baselines in e2e/__screenshots__/. Timings (tokens/s) and
+ * the machine-specific GPU panel are masked.
+ *
+ * Update the baselines after an intended change:  npx playwright test e2e/visual.spec.ts --update-snapshots
+ * (run `npx vite build` first). Also write docs/screenshot-*.png:  DOCS_SCREENSHOTS=1 npx playwright test e2e/visual.spec.ts
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { openLab, waitForState } from './helpers';
+
+test.use({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
+
+const masks = (page: Page) => [page.locator('[data-volatile] .chart-box'), page.getByTestId('adapter')];
+const docs = !!process.env.DOCS_SCREENSHOTS;
+
+test('main view before a run', async ({ page }) => {
+  await openLab(page, '/?preset=magic-tiny');
+  await expect(page).toHaveScreenshot('initial.png', { fullPage: true, mask: masks(page) });
+});
+
+test('main view and rollout viewer after a fixed tiny run', async ({ page }) => {
+  await openLab(page, '/?preset=magic-tiny');
+  await page.getByTestId('play').click();
+  await waitForState(page, 'done');
+  await expect(page.getByTestId('chart-grad-norm')).toHaveAttribute('data-points', '4', { timeout: 10_000 });
+  await page.waitForTimeout(1500); // staggered chart redraws settle
+  await page.mouse.move(0, 0);
+  await expect(page).toHaveScreenshot('after-run.png', { fullPage: true, mask: masks(page) });
+  if (docs) await page.screenshot({ path: 'docs/screenshot-main.png' });
+
+  const rollouts = page.getByTestId('rollouts');
+  await expect(rollouts).toHaveScreenshot('rollouts.png');
+  await page.getByTestId('token-colour').selectOption('entropy');
+  await expect(rollouts).toHaveScreenshot('rollouts-entropy.png');
+  if (docs) await rollouts.screenshot({ path: 'docs/screenshot-rollouts.png' });
+});

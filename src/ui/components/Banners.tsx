@@ -1,0 +1,39 @@
+import { useLab } from '../store';
+
+/** The invalid-link error, run errors and notices (each dismissible). */
+export function Banners() {
+  const urlError = useLab((s) => s.urlError);
+  const error = useLab((s) => s.error);
+  const notice = useLab((s) => s.notice);
+  const dismissUrl = useLab((s) => s.dismissUrlError);
+  const setError = useLab((s) => s.setError);
+  const setNotice = useLab((s) => s.setNotice);
+  return (
+    <>
+      {urlError && (
+        <div className="banner error" role="alert" data-testid="url-error">
+          <span>{urlError}</span>
+          <button className="icon" onClick={dismissUrl} title="Dismiss">
+            ✕
+          </button>
+        </div>
+      )}
+      {error && (
+        <div className="banner error" role="alert" data-testid="error">
+          <span>{error}</span>
+          <button className="icon" onClick={() => setError(null)} title="Dismiss">
+            ✕
+          </button>
+        </div>
+      )}
+      {notice && (
+        <div className="banner notice" data-testid="notice">
+          <span>{notice}</span>
+          <button className="icon" onClick={() => setNotice(null)} title="Dismiss">
+            ✕
+          </button>
+        </div>
+      )}
+    </>
+  );
+}

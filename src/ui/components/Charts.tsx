@@ -1,0 +1,53 @@
+import { useCallback, useDeferredValue, useMemo } from 'react';
+import { chartSpecs, runsToDraw, stageBoundaries } from '../lib/chartdata';
+import { useLab } from '../store';
+import { MetricChart } from './MetricChart';
+import { SmoothingSlider } from './SmoothingSlider';
+
+/**
+ * The chart grid. Chart data is derived from a deferred copy of the runs, so a metrics batch
+ * re-renders the charts in an interruptible background render (the page stays responsive).
+ */
+export function Charts() {
+  const runsById = useLab((s) => s.runs);
+  const activeRunId = useLab((s) => s.activeRunId);
+  const overlay = useLab((s) => s.overlay);
+  const draft = useLab((s) => s.draft);
+  const smoothing = useLab((s) => s.smoothing);
+  const logScale = useLab((s) => s.logScale);
+  const toggleLog = useLab((s) => s.toggleLog);
+  const ids = useMemo(() => runsToDraw(activeRunId, overlay, runsById), [activeRunId, overlay, runsById]);
+  const runsNow = useMemo(() => ids.map((id) => runsById[id]), [ids, runsById]);
+  const runs = useDeferredValue(runsNow);
+  const smooth = useDeferredValue(smoothing);
+  const primaryCfg = runs[0]?.config ?? draft;
+  const specs = useMemo(() => chartSpecs(primaryCfg), [primaryCfg]);
+  const boundaries = useMemo(() => (runs[0] ? stageBoundaries(runs[0]) : []), [runs]);
+  const target = primaryCfg.loss.entropy.mode === 'off' ? null : primaryCfg.loss.entropy.target;
+  const toggles = useCallback((id: string) => () => toggleLog(id), [toggleLog]);
+  const toggleFns = useMemo(() => Object.fromEntries(specs.map((s) => [s.id, toggles(s.id)])), [specs, toggles]);
+  return (
+    <section className="panel charts" data-testid="charts">
+      <div className="charts-head">
+        <h2>Training curves</h2>
+        <span className="hint">{runs.length > 1 ? `${runs.length} runs overlaid` : runs.length === 1 ? runs[0].name : 'press Play to start'}</span>
+        <span className="spacer" />
+        <SmoothingSlider />
+      </div>
+      <div className="chart-grid">
+        {specs.map((spec) => (
+          <MetricChart
+            key={spec.id}
+            spec={spec}
+            runs={runs}
+            smoothing={smooth}
+            log={!!logScale[spec.id]}
+            onToggleLog={toggleFns[spec.id]}
+            boundaries={boundaries}
+            entropyTarget={spec.entropyTarget ? target : null}
+          />
+        ))}
+      </div>
+    </section>
+  );
+}

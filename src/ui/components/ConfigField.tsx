@@ -1,0 +1,86 @@
+import { ALL_FAMILIES, getPath, type FieldMeta } from '../lib/fields';
+import { useLab } from '../store';
+import { NumberInput } from './NumberInput';
+
+/** One RunConfig field: paper symbol, label (hover: one-line explanation) and its input. */
+export function ConfigField({ meta, disabled }: { meta: FieldMeta; disabled: boolean }) {
+  const value = useLab((s) => getPath(s.draft, meta.path));
+  const setField = useLab((s) => s.setField);
+  const id = `field-${meta.path}`;
+  const set = (v: unknown) => setField(meta.path, v);
+  const inp = meta.input;
+  let control: React.ReactNode;
+  switch (inp.kind) {
+    case 'int':
+    case 'number':
+    case 'nullable-number':
+      control = (
+        <NumberInput
+          value={value as number | null}
+          onChange={set}
+          nullable={inp.kind === 'nullable-number'}
+          placeholder={inp.kind === 'nullable-number' ? 'off' : undefined}
+          step={inp.kind === 'int' ? 1 : inp.step}
+          min={inp.min}
+          disabled={disabled}
+          testId={id}
+          title={meta.help}
+        />
+      );
+      break;
+    case 'bool':
+      control = <input type="checkbox" checked={Boolean(value)} onChange={(e) => set(e.target.checked)} disabled={disabled} data-testid={id} title={meta.help} />;
+      break;
+    case 'select':
+      control = (
+        <select value={String(value)} onChange={(e) => set(e.target.value)} disabled={disabled} data-testid={id} title={meta.help}>
+          {inp.options.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      );
+      break;
+    case 'families': {
+      const fams = (value as string[]) ?? [];
+      control = (
+        <span className="chips" data-testid={id} title={meta.help}>
+          {ALL_FAMILIES.map((f) => (
+            <label key={f} className="chip">
+              <input
+                type="checkbox"
+                checked={fams.includes(f)}
+                disabled={disabled}
+                onChange={(e) => set(e.target.checked ? ALL_FAMILIES.filter((x) => x === f || fams.includes(x)) : fams.filter((x) => x !== f))}
+              />
+              {f}
+            </label>
+          ))}
+        </span>
+      );
+      break;
+    }
+    case 'number-list':
+      control = (
+        <input
+          type="text"
+          defaultValue={((value as number[]) ?? []).join(', ')}
+          key={((value as number[]) ?? []).join(',')}
+          disabled={disabled}
+          data-testid={id}
+          title={meta.help}
+          onBlur={(e) => set(e.target.value.split(',').map((x) => (x.trim() === '' ? NaN : Number(x))))}
+        />
+      );
+      break;
+  }
+  return (
+    <div className={`field field-${inp.kind}`} title={meta.help}>
+      <label htmlFor={id}>
+        <span className="symbol">{meta.symbol}</span> {meta.label}
+      </label>
+      {control}
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+import { memo, useMemo, useRef } from 'react';
+import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { buildRows, columnKey, type ChartSpec } from '../lib/chartdata';
+import { downloadBlob, safeFileName, svgToPngBlob } from '../lib/download';
+import type { RunData } from '../lib/runfile';
+import { useStaggered } from '../lib/stagger';
+
+/** A chart redraws at most this often while metrics stream in (see useStaggered). */
+const REDRAW_MS = 1000;
+
+export const SERIES_COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777'];
+const DASHES = ['', '6 3', '2 2', '8 3 2 3', '1 3'];
+
+interface Props {
+  spec: ChartSpec;
+  runs: RunData[];
+  smoothing: number;
+  log: boolean;
+  onToggleLog(): void;
+  boundaries: { step: number; stage: number }[];
+  entropyTarget: number | null;
+}
+
+/** Hover values: 4 significant digits. */
+const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : String(Number(v.toPrecision(4)))) : String(v));
+/** Axis ticks: short (1.2k, 0.05, 3e-4). */
+const tick = (v: number) => {
+  const a = Math.abs(v);
+  if (a === 0) return '0';
+  if (a >= 1e6) return `${Number((v / 1e6).toPrecision(3))}M`;
+  if (a >= 1e3) return `${Number((v / 1e3).toPrecision(3))}k`;
+  if (a < 0.01) return v.toExponential(1);
+  return String(Number(v.toPrecision(3)));
+};
+
+/** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
+export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn }: Props) {
+  const latest = useMemo(
+    () => ({ rows: buildRows(runsIn, spec.series, smoothing, { log: logIn }), runs: runsIn, log: logIn, boundaries: boundariesIn, entropyTarget: targetIn }),
+    [runsIn, spec, smoothing, logIn, boundariesIn, targetIn],
+  );
+  const { rows, runs, log, boundaries, entropyTarget } = useStaggered(latest, REDRAW_MS);
+  const box = useRef<HTMLDivElement>(null);
+  const multi = runs.length > 1;
+  const hasRight = spec.series.some((s) => s.right);
+  const empty = rows.length === 0;
+  const exportPng = async () => {
+    const svg = box.current?.querySelector('svg.recharts-surface') as SVGSVGElement | null;
+    if (svg) downloadBlob(await svgToPngBlob(svg), `${safeFileName(spec.id)}.png`);
+  };
+  return (
+    <figure className="chart" data-testid={`chart-${spec.id}`} data-points={rows.length} data-runs={runs.length} {...(spec.volatile ? { 'data-volatile': '' } : {})}>
+      <figcaption title={spec.help}>
+        <span>{spec.title}</span>
+        <span className="spacer" />
+        {spec.log && (
+          <button className={`mini${log ? ' on' : ''}`} onClick={onToggleLog} data-testid={`log-${spec.id}`} title="Logarithmic y axis">
+            log
+          </button>
+        )}
+        <button className="mini" onClick={exportPng} disabled={empty} data-testid={`png-${spec.id}`} title="Download this chart as PNG">
+          PNG
+        </button>
+      </figcaption>
+      <div ref={box} className="chart-box">
+        {/* Mounted even when empty: mounting a chart costs more than updating one, so it happens at page load, not while training. */}
+        {empty && <div className="chart-empty">no data yet</div>}
+        {(
+          <ResponsiveContainer width="100%" height={170}>
+            <LineChart data={rows} margin={{ top: 6, right: hasRight ? 4 : 12, bottom: 0, left: 0 }}>
+              <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
+              <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 10 }} />
+              <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={log ? ['auto', 'auto'] : [0, 'auto']} allowDataOverflow={log} tick={{ fontSize: 10 }} width={44} tickFormatter={tick} />
+              {hasRight && <YAxis yAxisId="r" orientation="right" domain={[0, 1]} tick={{ fontSize: 10 }} width={30} tickFormatter={tick} />}
+              <Tooltip isAnimationActive={false} formatter={(v) => fmt(v)} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
+              <Legend wrapperStyle={{ fontSize: 10 }} iconSize={8} />
+              {boundaries.map((b) => (
+                <ReferenceLine key={b.step} yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ value: `S${b.stage + 1}`, position: 'insideTopLeft', fontSize: 10, fill: '#64748b' }} />
+              ))}
+              {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={{ value: 'target', position: 'insideBottomRight', fontSize: 10, fill: '#b45309' }} />}
+              {runs.flatMap((run, ri) =>
+                spec.series.map((s, si) => (
+                  <Line
+                    key={columnKey(run.id, s.key)}
+                    yAxisId={s.right ? 'r' : 'l'}
+                    dataKey={columnKey(run.id, s.key)}
+                    name={multi ? `${run.name}: ${s.label}` : s.label}
+                    stroke={SERIES_COLOURS[(multi ? ri : si) % SERIES_COLOURS.length]}
+                    strokeDasharray={multi ? DASHES[si % DASHES.length] : s.source === 'eval' ? '4 2' : ''}
+                    dot={s.source === 'eval' ? { r: 2 } : false}
+                    strokeWidth={1.5}
+                    connectNulls
+                    isAnimationActive={false}
+                  />
+                )),
+              )}
+            </LineChart>
+          </ResponsiveContainer>
+        )}
+      </div>
+    </figure>
+  );
+});

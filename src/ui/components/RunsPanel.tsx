@@ -1,0 +1,42 @@
+import { useRef } from 'react';
+import { runsToDraw } from '../lib/chartdata';
+import { importRunFile } from '../lab';
+import { useLab } from '../store';
+import { SERIES_COLOURS } from './MetricChart';
+import { RunRow } from './RunRow';
+
+/** Every run kept in this browser; tick runs to overlay them on the charts. */
+export function RunsPanel() {
+  const order = useLab((s) => s.order);
+  const runs = useLab((s) => s.runs);
+  const activeRunId = useLab((s) => s.activeRunId);
+  const overlay = useLab((s) => s.overlay);
+  const drawn = runsToDraw(activeRunId, overlay, runs);
+  const file = useRef<HTMLInputElement>(null);
+  return (
+    <section className="panel runs" data-testid="runs-panel">
+      <h2>Runs</h2>
+      {order.length === 0 && <p className="hint">No runs yet.</p>}
+      <ul className="run-list">
+        {[...order].reverse().map((id) =>
+          runs[id] ? <RunRow key={id} run={runs[id]} colour={drawn.length > 1 && drawn.includes(id) ? SERIES_COLOURS[drawn.indexOf(id) % SERIES_COLOURS.length] : null} /> : null,
+        )}
+      </ul>
+      <button onClick={() => file.current?.click()} data-testid="run-import" title="Import a run exported as JSONL or CSV">
+        Import run…
+      </button>
+      <input
+        ref={file}
+        type="file"
+        accept=".jsonl,.csv,.json"
+        hidden
+        data-testid="run-import-file"
+        onChange={(e) => {
+          const f = e.target.files?.[0];
+          if (f) void importRunFile(f);
+          e.target.value = '';
+        }}
+      />
+    </section>
+  );
+}

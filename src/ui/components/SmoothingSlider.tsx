@@ -1,0 +1,13 @@
+import { useLab } from '../store';
+
+export function SmoothingSlider() {
+  const smoothing = useLab((s) => s.smoothing);
+  const setSmoothing = useLab((s) => s.setSmoothing);
+  return (
+    <label className="smoothing" title="Exponential moving average of the step metrics (debiased, as TensorBoard); evaluations are not smoothed">
+      smoothing
+      <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} data-testid="smoothing" />
+      <span className="num">{smoothing.toFixed(2)}</span>
+    </label>
+  );
+}

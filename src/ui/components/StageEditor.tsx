@@ -1,0 +1,47 @@
+import type { StageConfig } from '../../rl/config';
+import { editStages } from '../lab';
+import { isLive, useLab } from '../store';
+import { StageRow } from './StageRow';
+
+/** Add / remove / reorder stages. While a run is live, finished stages are locked and edits to the others apply at once. */
+export function StageEditor() {
+  const stages = useLab((s) => s.draft.stages);
+  const live = useLab((s) => isLive(s.runState));
+  const current = useLab((s) => s.stage);
+  const lockedBefore = live ? current : 0;
+  const update = (next: StageConfig[]) => editStages(next);
+  return (
+    <section className="panel stages" data-testid="stage-editor">
+      <h2 title="Multi-stage training: raise the max response length when performance converges">Stage schedule</h2>
+      {stages.map((s, i) => (
+        <StageRow
+          key={i}
+          index={i}
+          stage={s}
+          count={stages.length}
+          locked={i < lockedBefore}
+          current={live && i === current}
+          onChange={(ns) => update(stages.map((x, j) => (j === i ? ns : x)))}
+          onMove={(d) => {
+            const j = i + d;
+            if (j < lockedBefore || j >= stages.length) return;
+            const next = stages.slice();
+            [next[i], next[j]] = [next[j], next[i]];
+            update(next);
+          }}
+          onRemove={() => update(stages.filter((_, j) => j !== i))}
+        />
+      ))}
+      <button
+        data-testid="stage-add"
+        disabled={stages.length >= 16}
+        onClick={() => {
+          const last = stages[stages.length - 1];
+          update([...stages, { ...last, maxResponseLength: last.maxResponseLength, convergence: last.convergence ? { ...last.convergence } : null }]);
+        }}
+      >
+        + Add stage
+      </button>
+    </section>
+  );
+}

@@ -1,0 +1,91 @@
+import { DEFAULT_CONVERGENCE, type StageConfig } from '../../rl/config';
+import { NumberInput } from './NumberInput';
+
+interface Props {
+  index: number;
+  stage: StageConfig;
+  count: number;
+  /** Finished stages of the live run cannot change. */
+  locked: boolean;
+  current: boolean;
+  onChange(s: StageConfig): void;
+  onMove(delta: -1 | 1): void;
+  onRemove(): void;
+}
+
+/** One stage: max response length, fixed steps or convergence rule, D_R, G, τ (empty = rollout default). */
+export function StageRow({ index, stage, count, locked, current, onChange, onMove, onRemove }: Props) {
+  const t = (k: string) => `stage-${index}-${k}`;
+  const set = (patch: Partial<StageConfig>) => onChange({ ...stage, ...patch });
+  const conv = stage.convergence;
+  return (
+    <div className={`stage-row${current ? ' current' : ''}${locked ? ' locked' : ''}`} data-testid={`stage-${index}`}>
+      <div className="stage-head">
+        <b>Stage {index + 1}</b>
+        {current && <span className="tag">now</span>}
+        {locked && <span className="tag done">done</span>}
+        <span className="spacer" />
+        <button className="icon" data-testid={t('up')} disabled={locked || index === 0} onClick={() => onMove(-1)} title="Move earlier">
+          ↑
+        </button>
+        <button className="icon" data-testid={t('down')} disabled={locked || index === count - 1} onClick={() => onMove(1)} title="Move later">
+          ↓
+        </button>
+        <button className="icon" data-testid={t('remove')} disabled={locked || count === 1} onClick={onRemove} title="Remove this stage">
+          ✕
+        </button>
+      </div>
+      <div className="stage-grid">
+        <label title="Max response length in tokens (raised stage by stage, as 8K → 16K → 32K in the paper)">
+          max len
+          <NumberInput value={stage.maxResponseLength} onChange={(v) => set({ maxResponseLength: v as number })} step={1} disabled={locked} testId={t('maxlen')} />
+        </label>
+        <label title="End the stage after a fixed number of steps, or when train accuracy plateaus">
+          ends
+          <select
+            value={conv ? 'convergence' : 'steps'}
+            disabled={locked}
+            data-testid={t('mode')}
+            onChange={(e) => (e.target.value === 'steps' ? set({ steps: conv?.maxSteps ?? 100, convergence: null }) : set({ steps: null, convergence: { ...DEFAULT_CONVERGENCE } }))}
+          >
+            <option value="steps">after steps</option>
+            <option value="convergence">on plateau</option>
+          </select>
+        </label>
+        {conv === null ? (
+          <label title="Stage length in steps">
+            steps
+            <NumberInput value={stage.steps} onChange={(v) => set({ steps: v as number })} step={1} disabled={locked} testId={t('steps')} />
+          </label>
+        ) : (
+          <>
+            <label title="W: window (steps) of the plateau test: mean(last W) − mean(previous W) < δ">
+              W
+              <NumberInput value={conv.window} onChange={(v) => set({ convergence: { ...conv, window: v as number } })} step={1} disabled={locked} testId={t('window')} />
+            </label>
+            <label title="δ: smallest improvement of the windowed train accuracy that still counts">
+              δ
+              <NumberInput value={conv.minImprovement} onChange={(v) => set({ convergence: { ...conv, minImprovement: v as number } })} step={0.005} disabled={locked} testId={t('delta')} />
+            </label>
+            <label title="Hard cap on the stage length">
+              max steps
+              <NumberInput value={conv.maxSteps} onChange={(v) => set({ convergence: { ...conv, maxSteps: v as number } })} step={1} disabled={locked} testId={t('maxsteps')} />
+            </label>
+          </>
+        )}
+        <label title="D_R: prompts per rollout batch (empty = the rollout default)">
+          D_R
+          <NumberInput value={stage.batchPrompts} nullable placeholder="default" onChange={(v) => set({ batchPrompts: v })} step={1} disabled={locked} testId={t('batch')} />
+        </label>
+        <label title="G: responses per prompt (empty = the rollout default)">
+          G
+          <NumberInput value={stage.groupSize} nullable placeholder="default" onChange={(v) => set({ groupSize: v })} step={1} disabled={locked} testId={t('group')} />
+        </label>
+        <label title="τ: rollout temperature (empty = the rollout default)">
+          τ
+          <NumberInput value={stage.temperature} nullable placeholder="default" onChange={(v) => set({ temperature: v })} step={0.05} disabled={locked} testId={t('temp')} />
+        </label>
+      </div>
+    </div>
+  );
+}

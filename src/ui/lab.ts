@@ -1,0 +1,284 @@
+/**
+ * The page's controller: owns the LabClient (the Worker), routes its messages into the store,
+ * keeps runs and checkpoints in IndexedDB, keeps the URL in sync with the config, and
+ * implements the user actions (play, pause, step, reset, checkpoints, run files).
+ * Components call these functions; they never talk to the Worker directly.
+ */
+import { validateRunConfig, type StageConfig } from '../rl/config';
+import { LabClient } from '../worker/client';
+import type { FromWorker, ToWorker } from '../worker/protocol';
+import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun } from './lib/db';
+import { downloadBlob, safeFileName } from './lib/download';
+import { parseRunFile, runToCsv, runToJsonl, type RunData } from './lib/runfile';
+import { setupFromUrl, urlSearchFor } from './lib/url';
+import { isLive, useLab } from './store';
+
+let client: LabClient | null = null;
+const get = () => useLab.getState();
+
+// ---------------------------------------------------------------------------------------------
+// Persistence (throttled: at most one IndexedDB write per run per PERSIST_MS)
+
+const PERSIST_MS = 1000;
+const persistTimers = new Map<string, ReturnType<typeof setTimeout>>();
+
+function persistRun(id: string, now = false) {
+  const write = () => {
+    persistTimers.delete(id);
+    const run = get().runs[id];
+    if (run) dbPutRun(run).catch((e) => get().setError(`Could not save the run in this browser: ${(e as Error).message}`));
+  };
+  if (now) {
+    const t = persistTimers.get(id);
+    if (t) clearTimeout(t);
+    write();
+  } else if (!persistTimers.has(id)) persistTimers.set(id, setTimeout(write, PERSIST_MS));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worker messages
+
+let saveRequested = false;
+
+function onMessage(m: FromWorker) {
+  const s = get();
+  switch (m.type) {
+    case 'ready':
+      s.setDevice({ status: 'ready', adapter: m.adapter });
+      break;
+    case 'no-webgpu':
+      s.setDevice({ status: 'no-webgpu', reason: m.reason });
+      break;
+    case 'error':
+      if (s.device.status === 'starting') s.setDevice({ status: 'error', message: m.message });
+      else s.setError(m.message);
+      break;
+    case 'state': {
+      s.setLiveState(m);
+      if (m.runId && s.runs[m.runId]) {
+        const run = s.runs[m.runId];
+        if (m.message && m.message !== run.note && m.state !== 'error') s.patchRun(m.runId, { note: m.message });
+        if (m.state === 'done' && !run.done) {
+          s.patchRun(m.runId, { done: true });
+          persistRun(m.runId, true);
+        }
+      }
+      break;
+    }
+    case 'metrics':
+      s.appendSteps(m.runId, m.steps);
+      persistRun(m.runId);
+      break;
+    case 'eval':
+      s.addEval(m.runId, m.record);
+      persistRun(m.runId);
+      break;
+    case 'samples':
+      s.setSamples(m.runId, m.step, m.samples);
+      break;
+    case 'checkpoint': {
+      const bytes = m.bytes;
+      dbPutCheckpoint({ runId: m.runId, step: m.step, bytes, savedAt: Date.now() })
+        .then(() => {
+          get().patchRun(m.runId, { checkpointStep: m.step });
+          persistRun(m.runId, true);
+          if (saveRequested) {
+            saveRequested = false;
+            get().setNotice(`Checkpoint saved at step ${m.step}.`);
+          }
+        })
+        .catch((e) => get().setError(`Could not keep the checkpoint: ${(e as Error).message}`));
+      break;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start-up
+
+function syncUrl() {
+  let last = '';
+  useLab.subscribe((s) => {
+    if (s.configError) return;
+    let search: string;
+    try {
+      search = urlSearchFor(s.draft, s.preset, location.search);
+    } catch {
+      return;
+    }
+    if (search === last) return;
+    last = search;
+    if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
+  });
+}
+
+export async function startLab(): Promise<() => void> {
+  const setup = setupFromUrl(location.search);
+  get().loadSetup(setup.preset, setup.config, setup.error);
+  syncUrl();
+  client = new LabClient(onMessage);
+  client.send({ type: 'init' });
+  try {
+    const runs = await dbAllRuns();
+    for (const r of runs) get().addRun(r);
+    const wanted = new URLSearchParams(location.search).get('run');
+    const active = wanted && runs.some((r) => r.id === wanted) ? wanted : null;
+    if (active) get().setActiveRun(active);
+  } catch (e) {
+    get().setError(`Could not read saved runs: ${(e as Error).message}`);
+  }
+  return () => {
+    client?.terminate();
+    client = null;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions
+
+function send(m: ToWorker, transfer?: Transferable[]) {
+  if (!client) throw new Error('the lab Worker is not running');
+  client.send(m, transfer);
+}
+
+const newRunId = () => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e4).toString(36)}`;
+
+function baseCheckpointUrl(preset: string): string {
+  return `${import.meta.env.BASE_URL}checkpoints/${preset.endsWith('-tiny') ? 'base-tiny' : 'base'}.mlck`;
+}
+
+function nextRunName(preset: string): string {
+  const n = get().order.filter((id) => get().runs[id]?.preset === preset).length + 1;
+  return `${preset} #${n}`;
+}
+
+/** Starts a new run from the draft config. `paused`: create it and wait (for a single step). */
+export function startNewRun(opts: { paused?: boolean; checkpoint?: ArrayBuffer; name?: string } = {}): string | null {
+  const s = get();
+  if (s.configError) {
+    s.setError(`Fix the config first: ${s.configError}`);
+    return null;
+  }
+  const config = validateRunConfig(s.draft);
+  const id = newRunId();
+  const run: RunData = { id, name: opts.name ?? nextRunName(s.preset), preset: s.preset, createdAt: Date.now(), config, steps: [], evals: [] };
+  s.addRun(run, { activate: true });
+  s.setSamples(id, 0, []);
+  s.setError(null);
+  persistRun(id, true);
+  s.setLiveState({ runId: id, state: 'starting', step: 0, stage: 0 });
+  send({ type: 'start', runId: id, config, paused: opts.paused, ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : { baseCheckpointUrl: baseCheckpointUrl(s.preset) }) });
+  return id;
+}
+
+export function play() {
+  const s = get();
+  if (s.liveRunId && (s.runState === 'paused' || s.runState === 'starting')) send({ type: 'resume' });
+  else if (!isLive(s.runState)) startNewRun();
+}
+
+export function pause() {
+  send({ type: 'pause' });
+}
+
+export function singleStep() {
+  const s = get();
+  if (s.liveRunId && isLive(s.runState)) send({ type: 'step' });
+  else if (startNewRun({ paused: true })) send({ type: 'step' });
+}
+
+/** Stops the live run (kept in the run list) and clears the charts for a fresh start. */
+export function reset() {
+  const s = get();
+  if (s.liveRunId) send({ type: 'stop' });
+  s.setActiveRun(null);
+  s.setSamples('', 0, []);
+  s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
+}
+
+/** Edits the stage schedule; a live run gets the new future stages at once. */
+export function editStages(stages: StageConfig[]) {
+  const s = get();
+  s.setDraftStages(stages);
+  const id = s.liveRunId;
+  if (!id || !isLive(s.runState) || !s.runs[id]) return;
+  try {
+    validateRunConfig({ ...s.runs[id].config, stages });
+  } catch {
+    return; // the config panel shows the error; nothing is sent until it is valid
+  }
+  s.setRunStages(id, stages);
+  persistRun(id);
+  send({ type: 'set-stages', stages });
+}
+
+export function saveCheckpoint() {
+  saveRequested = true;
+  send({ type: 'save-checkpoint' });
+}
+
+/** Resumes a run from its last checkpoint kept in this browser (paused; Play continues it). */
+export async function resumeRun(runId: string) {
+  const s = get();
+  const run = s.runs[runId];
+  const ck = await dbGetCheckpoint(runId);
+  if (!run || !ck) return s.setError(`Run ${run?.name ?? runId} has no saved checkpoint.`);
+  if (isLive(s.runState) && s.liveRunId !== runId) send({ type: 'stop' });
+  s.truncateRun(runId, ck.step);
+  s.setActiveRun(runId);
+  s.patchRun(runId, { done: false });
+  persistRun(runId, true);
+  s.setLiveState({ runId, state: 'starting', step: ck.step, stage: s.stage });
+  send({ type: 'start', runId, config: run.config, checkpoint: ck.bytes.slice(0), paused: true });
+}
+
+export async function downloadCheckpoint(runId: string) {
+  const run = get().runs[runId];
+  const ck = await dbGetCheckpoint(runId);
+  if (!run || !ck) return get().setError('This run has no saved checkpoint yet.');
+  downloadBlob(new Blob([ck.bytes], { type: 'application/octet-stream' }), `${safeFileName(run.name)}-step${ck.step}.mlck`);
+}
+
+/** Starts a new run (with the draft config) from an uploaded .mlck file, paused. */
+export async function uploadCheckpoint(file: File) {
+  const bytes = await file.arrayBuffer();
+  const head = new TextDecoder().decode(new Uint8Array(bytes, 0, Math.min(8, bytes.byteLength)));
+  if (head !== 'MAGICLAB') return get().setError(`${file.name}: not a MAGIC Lab checkpoint (.mlck files start with "MAGICLAB").`);
+  if (isLive(get().runState)) send({ type: 'stop' });
+  startNewRun({ paused: true, checkpoint: bytes, name: `${file.name.replace(/\.mlck$/i, '')} (uploaded)` });
+}
+
+export function exportRun(runId: string, format: 'jsonl' | 'csv') {
+  const run = get().runs[runId];
+  if (!run) return;
+  const text = format === 'jsonl' ? runToJsonl(run) : runToCsv(run);
+  downloadBlob(new Blob([text], { type: format === 'jsonl' ? 'application/x-ndjson' : 'text/csv' }), `${safeFileName(run.name)}.${format}`);
+}
+
+export async function importRunFile(file: File) {
+  const s = get();
+  try {
+    const parsed = parseRunFile(await file.text(), file.name);
+    const id = parsed.id && !s.runs[parsed.id] ? parsed.id : newRunId();
+    const run: RunData = { ...parsed, id, checkpointStep: undefined };
+    s.addRun(run);
+    if (!s.overlay.includes(id) && s.activeRunId !== id) s.toggleOverlay(id);
+    persistRun(id, true);
+    s.setError(null);
+    s.setNotice(`Imported ${file.name}: ${run.steps.length} steps, ${run.evals.length} evaluations.`);
+  } catch (e) {
+    s.setError(`Import failed — ${(e as Error).message}`);
+  }
+}
+
+export function renameRun(runId: string, name: string) {
+  get().renameRun(runId, name);
+  persistRun(runId, true);
+}
+
+export async function deleteRun(runId: string) {
+  const s = get();
+  if (s.liveRunId === runId && isLive(s.runState)) reset();
+  s.deleteRun(runId);
+  await dbDeleteRun(runId);
+}

@@ -1,0 +1,116 @@
+/**
+ * Chart data: which runs to draw (the active run plus the overlay selection), the series of
+ * each chart, rows keyed by step with one column per run × series, EMA smoothing, and the
+ * stage boundaries of a run.
+ */
+import type { RunConfig } from '../../rl/config';
+import { evalKey } from '../../rl/metrics';
+import type { RunData } from './runfile';
+import { downsample, emaSmooth } from './smoothing';
+
+/** Run ids to draw: the active run first, then the overlay selection (existing runs only, no duplicates). */
+export function runsToDraw(activeRunId: string | null, overlay: readonly string[], runs: Readonly<Record<string, RunData>>): string[] {
+  const out: string[] = [];
+  for (const id of [activeRunId, ...overlay]) if (id !== null && runs[id] && !out.includes(id)) out.push(id);
+  return out;
+}
+
+export interface SeriesSpec {
+  key: string;
+  label: string;
+  source: 'step' | 'eval';
+  /** Right-hand axis. */
+  right?: boolean;
+}
+
+export interface ChartSpec {
+  id: string;
+  title: string;
+  help: string;
+  series: SeriesSpec[];
+  /** Offer a log-scale toggle. */
+  log?: boolean;
+  /** Values that vary run to run (timings): hidden in visual tests. */
+  volatile?: boolean;
+  /** Draw the entropy target as a horizontal line. */
+  entropyTarget?: boolean;
+}
+
+export function chartSpecs(cfg: RunConfig): ChartSpec[] {
+  const k = cfg.eval.k;
+  const evalSeries: SeriesSpec[] = [];
+  for (const t of cfg.eval.temperatures) {
+    evalSeries.push({ key: evalKey('avg', k, t), label: `avg@${k} τ=${t}`, source: 'eval' });
+    evalSeries.push({ key: evalKey('pass', k, t), label: `pass@${k} τ=${t}`, source: 'eval' });
+  }
+  return [
+    { id: 'entropy', title: 'Entropy e_k', help: 'actor/entropy: −mean log π_old of the sampled tokens (nats), before the update; dashed line = target.', series: [{ key: 'actor/entropy', label: 'entropy', source: 'step' }], entropyTarget: true, log: true },
+    { id: 'entropy-coeff', title: 'Entropy coefficient', help: 'c_k (set) and α_k = c_k·1{e_k < target} (realised).', series: [{ key: 'actor/entropy_coeff', label: 'c (set)', source: 'step' }, { key: 'actor/entropy_coeff_realized', label: 'α (realised)', source: 'step' }] },
+    { id: 'reward', title: 'Reward & held-out accuracy', help: 'Train reward (critic/score/mean) and held-out avg@k / pass@k at each eval temperature.', series: [{ key: 'critic/score/mean', label: 'train reward', source: 'step' }, ...evalSeries] },
+    { id: 'length', title: 'Response length', help: 'Mean response length (tokens, left) and truncation ratio (right).', series: [{ key: 'response_length/mean', label: 'mean length', source: 'step' }, { key: 'response_length/clip_ratio', label: 'truncated', source: 'step', right: true }] },
+    { id: 'clipfrac', title: 'Clip fractions', help: 'Fraction of tokens whose ratio ρ was clipped above (pg_clipfrac) and below (pg_clipfrac_lower).', series: [{ key: 'actor/pg_clipfrac', label: 'clipfrac', source: 'step' }, { key: 'actor/pg_clipfrac_lower', label: 'clipfrac lower', source: 'step' }] },
+    { id: 'groups', title: 'Groups', help: 'Groups solved by all (solve_all), by none (solve_none) and kept by rejection sampling.', series: [{ key: 'batch/solve_all', label: 'solve_all', source: 'step' }, { key: 'batch/solve_none', label: 'solve_none', source: 'step' }, { key: 'batch/kept_groups', label: 'kept', source: 'step' }] },
+    { id: 'grad-norm', title: 'Grad norm', help: 'Global gradient norm before clipping.', series: [{ key: 'actor/grad_norm', label: 'grad norm', source: 'step' }], log: true },
+    { id: 'throughput', title: 'Tokens / s', help: 'Generated + trained tokens per second of wall time.', series: [{ key: 'perf/tokens_per_s', label: 'tokens/s', source: 'step' }], log: true, volatile: true },
+  ];
+}
+
+/** Column name of one run's series in the chart rows. */
+export const columnKey = (runId: string, key: string) => `${runId}|${key}`;
+
+export type ChartRow = { step: number } & Record<string, number | null>;
+
+/**
+ * One row per step present in any drawn run; each (run, series) column EMA-smoothed over that
+ * run's own points (eval series are not smoothed: they are sparse). Non-positive values are
+ * dropped when `log` (a log axis cannot show them). At most `maxPoints` rows.
+ */
+export function buildRows(runs: readonly RunData[], series: readonly SeriesSpec[], smoothing: number, opts: { log?: boolean; maxPoints?: number } = {}): ChartRow[] {
+  const byStep = new Map<number, ChartRow>();
+  const row = (step: number) => {
+    let r = byStep.get(step);
+    if (!r) byStep.set(step, (r = { step } as ChartRow));
+    return r;
+  };
+  for (const run of runs) {
+    for (const s of series) {
+      const recs = s.source === 'step' ? run.steps : run.evals;
+      const raw = recs.map((r) => {
+        const v = (r as Record<string, number>)[s.key];
+        return v === undefined || !Number.isFinite(v) || (opts.log && v <= 0) ? null : v;
+      });
+      const vals = s.source === 'step' ? emaSmooth(raw, smoothing) : raw;
+      recs.forEach((r, i) => {
+        if (vals[i] !== null || s.source === 'step') row(r.step)[columnKey(run.id, s.key)] = vals[i];
+      });
+    }
+  }
+  const rows = [...byStep.values()].sort((a, b) => a.step - b.step);
+  return downsample(rows, opts.maxPoints ?? 600);
+}
+
+/** Steps at which a new stage began (the first step whose `stage` differs from the previous one). */
+export function stageBoundaries(run: RunData): { step: number; stage: number }[] {
+  const out: { step: number; stage: number }[] = [];
+  let prev: number | null = null;
+  for (const s of run.steps) {
+    const st = s.stage;
+    if (prev !== null && Number.isFinite(st) && st !== prev) out.push({ step: s.step, stage: st });
+    if (Number.isFinite(st)) prev = st;
+  }
+  return out;
+}
+
+/**
+ * Planned stage spans (fixed-step stages; a convergence stage has an unknown length, drawn
+ * with its max). Used by the timeline.
+ */
+export function plannedStages(cfg: RunConfig): { stage: number; start: number; length: number; fixed: boolean }[] {
+  let start = 0;
+  return cfg.stages.map((s, i) => {
+    const length = s.steps ?? s.convergence?.maxSteps ?? 0;
+    const span = { stage: i, start, length, fixed: s.steps !== null };
+    start += length;
+    return span;
+  });
+}

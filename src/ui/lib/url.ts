@@ -1,0 +1,38 @@
+/**
+ * The page URL carries the preset and the config (as a diff to the preset) so a link
+ * reproduces the setup. An invalid URL yields ONE clear error and the preset (or MAGIC).
+ */
+import { DEFAULT_PRESET, decodeConfigFromUrlParams, encodeConfigToUrlParams, getPreset, PRESET_PARAM, PRESETS, type RunConfig } from '../../rl/config';
+
+/** URL parameters that belong to the page, not the config. */
+export const PAGE_PARAMS = ['run'] as const;
+
+export interface UrlSetup {
+  preset: string;
+  config: RunConfig;
+  /** Set when the URL could not be used as given; the setup fell back to a preset. */
+  error: string | null;
+}
+
+export function setupFromUrl(search: string): UrlSetup {
+  const params = new URLSearchParams(search);
+  try {
+    const { preset, config } = decodeConfigFromUrlParams(params, PAGE_PARAMS);
+    return { preset, config, error: null };
+  } catch (e) {
+    const asked = params.get(PRESET_PARAM);
+    const preset = asked !== null && Object.prototype.hasOwnProperty.call(PRESETS, asked) ? asked : DEFAULT_PRESET;
+    return { preset, config: getPreset(preset), error: `Invalid link, using the "${preset}" preset instead: ${(e as Error).message}` };
+  }
+}
+
+/** The query string (with '?') for a config, keeping the page's own parameters. */
+export function urlSearchFor(config: RunConfig, preset: string, current = ''): string {
+  const params = encodeConfigToUrlParams(config, preset);
+  const cur = new URLSearchParams(current);
+  for (const k of PAGE_PARAMS) {
+    const v = cur.get(k);
+    if (v !== null) params.set(k, v);
+  }
+  return `?${params.toString()}`;
+}

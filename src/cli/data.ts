@@ -2,17 +2,16 @@
  * `magic-lab data build|inspect|filter`: the datasets a run would use.
  *   build   writes train.jsonl, test.jsonl and report.json to --out
  *   inspect prints the dedup/decontamination report and examples
- *   filter  runs the offline filter (N samples per prompt from --checkpoint) and reports what remains
+ *   filter  runs the offline filter (N samples per prompt from --checkpoint) and reports what remains;
+ *           --write stores the result in that checkpoint so runs with the same data config skip it
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireNodeRuntime } from '../gpu/node';
 import { ConfigError } from '../model/config';
-import { decodeCheckpoint } from '../model/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { getPreset, validateRunConfig, type RunConfig } from '../rl/config';
-import { offlineFilter } from '../rl/filters';
-import { batchSeed, rollout } from '../rl/rollout';
-import { GpuPolicy } from '../model/policy';
+import { MagicTrainer } from '../rl/trainer';
 import { buildDataset, problemsToJsonl } from '../tasks';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { readJsonFile } from './sft';
@@ -24,6 +23,7 @@ export const DATA_FLAGS: Record<string, FlagSpec> = {
   out: { type: 'string', help: 'build: directory for train.jsonl, test.jsonl, report.json' },
   checkpoint: { type: 'string', help: `filter: policy to sample from (default ${DEFAULT_BASE})` },
   samples: { type: 'int', min: 2, help: 'filter: N samples per prompt (default: the config\'s)' },
+  write: { type: 'bool', help: 'filter: store the result in the checkpoint so runs skip the sampling' },
   help: { type: 'bool', help: 'show this help' },
 };
 
@@ -71,22 +71,24 @@ export async function data(argv: string[], log: (s: string) => void = console.lo
   }
   const file = String(flags.checkpoint ?? DEFAULT_BASE);
   if (!existsSync(file)) throw new UsageError(`--checkpoint: ${file} does not exist`);
-  const ck = decodeCheckpoint(new Uint8Array(readFileSync(file)), file);
-  const N = (flags.samples as number | undefined) ?? d.offlineFilter.samples;
+  const bytes = new Uint8Array(readFileSync(file));
+  const ck = decodeCheckpoint(bytes, file);
+  if (ck.meta.kind === 'magic-lab-run') throw new UsageError(`--checkpoint: ${file} is a run checkpoint; the offline filter applies to starting weights`);
+  const filterCfg = validateRunConfig(
+    { model: ck.model, data: { ...cfg.data, offlineFilter: { enabled: true, samples: (flags.samples as number | undefined) ?? d.offlineFilter.samples } } },
+    cfg,
+  );
   const rt = await acquireNodeRuntime();
   try {
-    const policy = new GpuPolicy(rt, ck.model, 'filter');
-    policy.setParams(ck.params);
-    const rolls = await rollout(policy, ds.train, ds.train.flatMap((_, i) => new Array<number>(N).fill(i)), {
-      batch: 128,
-      maxResponseLength: Math.max(...cfg.stages.map((s) => s.maxResponseLength)),
-      temperature: 1,
-      topP: 1,
-      seed: batchSeed(cfg.seed, 5),
-    });
-    const correct = new Array(ds.train.length).fill(0);
-    for (const x of rolls) correct[x.problem] += x.reward;
-    log(`${summary}\noffline filter with ${file}: ${offlineFilter(correct, N).summary}`);
+    // The trainer's own offline filter, so the result is exactly what a run would compute.
+    const trainer = await MagicTrainer.create(rt, filterCfg, { checkpoint: bytes, onProgress: (m) => log(m) });
+    log(`${summary}\noffline filter with ${file}: ${trainer.offlineReport!.summary}`);
+    if (flags.write) {
+      const meta = { ...ck.meta, offlineFilter: { key: trainer.offlineFilterKey(), correct: trainer.offlineCorrect } };
+      writeFileSync(file, encodeCheckpoint({ model: ck.model, params: ck.params, adam: ck.adam, meta }));
+      log(`stored the result in ${file} (meta.offlineFilter): runs with this data config start without re-sampling`);
+    }
+    trainer.destroy();
   } finally {
     rt.destroy();
   }

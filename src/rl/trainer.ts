@@ -170,26 +170,59 @@ export class MagicTrainer {
         elapsedMs: 0,
       };
     }
+    const cached = ckpt?.meta.kind !== 'magic-lab-run' ? (ckpt?.meta.offlineFilter as { key?: string; correct?: number[] } | undefined) : undefined;
     ckpt = null;
     const trainer = new MagicTrainer(rt, cfg, data, policy, ref, state);
-    if (!resumeState && cfg.data.offlineFilter.enabled) await trainer.runOfflineFilter(init.onProgress);
+    if (!resumeState && cfg.data.offlineFilter.enabled) {
+      const usable = cached && cached.key === trainer.offlineFilterKey() && Array.isArray(cached.correct) && cached.correct.length === data.train.length;
+      await trainer.runOfflineFilter(init.onProgress, usable ? cached.correct : undefined);
+    }
     return trainer;
   }
 
-  /** Offline filter: N samples per training prompt from the starting policy at τ = 1; keep prompts solved sometimes but not always. */
-  private async runOfflineFilter(onProgress?: (m: string) => void): Promise<void> {
-    const N = this.cfg.data.offlineFilter.samples;
-    const indices = this.data.train.flatMap((_, i) => new Array<number>(N).fill(i));
-    onProgress?.(`offline filter: sampling ${N} responses for each of ${this.data.train.length} prompts`);
-    const rolls = await rollout(this.policy, this.data.train, indices, {
-      batch: this.rolloutBatch(),
+  /**
+   * Identifies an offline-filter result: the starting weights plus everything that decides its
+   * samples. A base checkpoint may carry the result under meta.offlineFilter = { key, correct }
+   * (`magic-lab data filter --write`); it is the same numbers sampling would give, cached.
+   */
+  offlineFilterKey(): string {
+    const d = this.cfg.data;
+    return JSON.stringify({
+      seed: this.cfg.seed,
+      families: d.families,
+      difficulty: d.difficulty,
+      trainSize: d.trainSize,
+      testSize: d.testSize,
+      samples: d.offlineFilter.samples,
       maxResponseLength: this.maxResponseLengthOverall(),
-      temperature: 1,
-      topP: 1,
-      seed: batchSeed(this.cfg.seed, STREAM.offline),
+      batch: this.rolloutBatch(),
     });
-    const correct = new Array(this.data.train.length).fill(0);
-    for (const r of rolls) correct[r.problem] += r.reward;
+  }
+
+  /** Correct-sample counts per training prompt from the offline filter (null when it did not run). */
+  offlineCorrect: number[] | null = null;
+
+  /** Offline filter: N samples per training prompt from the starting policy at τ = 1; keep prompts solved sometimes but not always. */
+  private async runOfflineFilter(onProgress?: (m: string) => void, cachedCorrect?: number[]): Promise<void> {
+    const N = this.cfg.data.offlineFilter.samples;
+    let correct: number[];
+    if (cachedCorrect) {
+      correct = cachedCorrect;
+      onProgress?.(`offline filter: using the result stored in the base checkpoint`);
+    } else {
+      const indices = this.data.train.flatMap((_, i) => new Array<number>(N).fill(i));
+      onProgress?.(`offline filter: sampling ${N} responses for each of ${this.data.train.length} prompts`);
+      const rolls = await rollout(this.policy, this.data.train, indices, {
+        batch: this.rolloutBatch(),
+        maxResponseLength: this.maxResponseLengthOverall(),
+        temperature: 1,
+        topP: 1,
+        seed: batchSeed(this.cfg.seed, STREAM.offline),
+      });
+      correct = new Array(this.data.train.length).fill(0);
+      for (const r of rolls) correct[r.problem] += r.reward;
+    }
+    this.offlineCorrect = correct;
     const report = offlineFilter(correct, N);
     if (report.keep.length === 0) {
       throw new Error(`data.offlineFilter: no training prompt is solved sometimes but not always by the starting policy (${report.summary}); disable the filter or start from a better checkpoint`);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { getPreset, presetNames } from '../../src/rl/config';
 import { MagicTrainer, type StepRecord, type TrainStepResult } from '../../src/rl/trainer';
+import { decodeCheckpoint, encodeCheckpoint } from '../../src/model/checkpoint';
 import { gpu } from '../gpu/harness';
 
 const BASE_TINY = new Uint8Array(readFileSync(new URL('../../public/checkpoints/base-tiny.mlck', import.meta.url)));
@@ -75,5 +76,30 @@ describe('tiny presets through the trainer', () => {
     expect(single.records.every((r) => r.stage === 0)).toBe(true);
     const multi = await runAll('magic-tiny');
     expect(multi.records.map((r) => r.stage)).toEqual([0, 0, 1, 1]);
+  });
+});
+
+describe('offline filter', () => {
+  it('keeps prompts solved sometimes but not always; a result stored in the base checkpoint is reused exactly', async () => {
+    const rt = await gpu();
+    const tiny = getPreset('magic-tiny');
+    const cfg = { ...tiny, data: { ...tiny.data, trainSize: 40, testSize: 8, offlineFilter: { enabled: true, samples: 4 } } };
+    const fresh = await MagicTrainer.create(rt, cfg, { checkpoint: BASE_TINY });
+    const report = fresh.offlineReport!;
+    expect(report.keep.length).toBeGreaterThan(0);
+    expect(report.keep.length + report.droppedUnsolved + report.droppedSolved).toBe(40);
+    for (const i of report.keep) expect(fresh.offlineCorrect![i] > 0 && fresh.offlineCorrect![i] < 4).toBe(true);
+    expect(fresh.poolSize).toBe(report.keep.length);
+
+    const base = decodeCheckpoint(BASE_TINY);
+    const withCache = encodeCheckpoint({ ...base, meta: { ...base.meta, offlineFilter: { key: fresh.offlineFilterKey(), correct: fresh.offlineCorrect } } });
+    const messages: string[] = [];
+    const cachedRun = await MagicTrainer.create(rt, cfg, { checkpoint: withCache, onProgress: (m) => messages.push(m) });
+    expect(messages.join('\n')).toMatch(/using the result stored in the base checkpoint/);
+    expect(cachedRun.offlineReport).toEqual(report);
+    // Another seed samples other prompts: the stored result does not apply and is recomputed.
+    const other: string[] = [];
+    await MagicTrainer.create(rt, { ...cfg, seed: 2 }, { checkpoint: withCache, onProgress: (m) => other.push(m) });
+    expect(other.join('\n')).toMatch(/sampling 4 responses for each of 40 prompts/);
   });
 });

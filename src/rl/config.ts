@@ -141,17 +141,18 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
   data: {
     families: ['addition', 'countdown', 'arith'],
     difficulty: 2,
-    trainSize: 4096,
+    // Lab scale: a step (16 prompts × 8 responses) takes seconds on a laptop GPU and ~10 s on a CPU.
+    trainSize: 1024,
     testSize: 256,
-    offlineFilter: { enabled: true, samples: 8 }, // paper: 16 (math) / 8 (code)
+    offlineFilter: { enabled: true, samples: 4 }, // paper: 16 (math) / 8 (code); 4 keeps the set-up short on a CPU
     onlineFilter: true,
   },
-  rollout: { temperature: 1.0, topP: 1.0, groupSize: 8, batchPrompts: 32 },
+  rollout: { temperature: 1.0, topP: 1.0, groupSize: 8, batchPrompts: 16 }, // paper: 256 × 16
   // Two stages with a raised length, as 8K → 16K in the paper; prompt + response must fit 64.
   // Fixed step counts keep ablations at equal compute. provisional: tuned by measurement in BENCHMARKS.md.
   stages: [
-    { ...STAGE_TEMPLATE, maxResponseLength: 24, steps: 150 },
-    { ...STAGE_TEMPLATE, maxResponseLength: 40, steps: 150 },
+    { ...STAGE_TEMPLATE, maxResponseLength: 24, steps: 100 },
+    { ...STAGE_TEMPLATE, maxResponseLength: 40, steps: 100 },
   ],
   loss: {
     epsLow: 0.2,
@@ -189,8 +190,8 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
     weightDecay: 0.01,
     gradClip: 1.0,
   },
-  eval: { everySteps: 20, k: 8, temperatures: [1.0, 0.6], testProblems: 128 },
-  checkpoint: { everySteps: 50 },
+  eval: { everySteps: 20, k: 8, temperatures: [1.0, 0.6], testProblems: 64 },
+  checkpoint: { everySteps: 20 },
 };
 
 /** Shrinks a config for fast tests: tiny model, 2 prompts × 4 responses, 2 stages of 2 steps. */

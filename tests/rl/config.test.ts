@@ -71,7 +71,7 @@ describe('validateRunConfig', () => {
     ['model zero layers', { model: { nLayers: 0 } }, 'model.nLayers', /between 1 and 64, got 0/],
     ['model unknown field', { model: { layers: 2 } }, 'model.layers', /unknown field/],
     ['group size 1', { rollout: { groupSize: 1 } }, 'rollout.groupSize', /integer in \[2, 1024\], got 1/],
-    ['miniBatches not dividing D_R', { update: { miniBatches: 3 } }, 'update.miniBatches', /stages\[0\] has 32, got 3/],
+    ['miniBatches not dividing D_R', { update: { miniBatches: 3 } }, 'update.miniBatches', /stages\[0\] has 16, got 3/],
     ['stage D_R override not divisible', { update: { miniBatches: 4 }, stages: [{ maxResponseLength: 10, steps: 5, batchPrompts: 6 }] }, 'update.miniBatches', /stages\[0\] has 6/],
     ['stage with neither steps nor convergence', { stages: [{ maxResponseLength: 24 }] }, 'stages[0]', /exactly one of "steps" and "convergence"/],
     ['stage with both', { stages: [{ maxResponseLength: 24, steps: 3, convergence: {} }] }, 'stages[0]', /exactly one/],
@@ -113,7 +113,7 @@ describe('validateRunConfig', () => {
 
   it('resolveStage fills stage fields from the rollout defaults', () => {
     const c = validateRunConfig({ stages: [{ maxResponseLength: 10, steps: 2, temperature: 0.6 }, { maxResponseLength: 20, steps: 2, groupSize: 16 }] });
-    expect(resolveStage(c, 0)).toMatchObject({ temperature: 0.6, groupSize: 8, batchPrompts: 32, topP: 1 });
+    expect(resolveStage(c, 0)).toMatchObject({ temperature: 0.6, groupSize: 8, batchPrompts: 16, topP: 1 });
     expect(resolveStage(c, 1)).toMatchObject({ temperature: 1, groupSize: 16 });
     expect(() => resolveStage(c, 2)).toThrow(/no stage 2/);
   });
@@ -165,7 +165,7 @@ describe('presets', () => {
     expect([g.loss.aggregation, g.loss.kl.beta, g.loss.kl.type, g.loss.entropy.mode, g.rejection.mode, g.data.onlineFilter, g.data.offlineFilter.enabled]).toEqual([
       'seq-mean-token-mean', 1e-3, 'k3', 'off', 'off', false, false,
     ]);
-    expect(PRESETS['single-stage'].stages).toEqual([{ maxResponseLength: 40, steps: 300, convergence: null, batchPrompts: null, groupSize: null, temperature: null }]);
+    expect(PRESETS['single-stage'].stages).toEqual([{ maxResponseLength: 40, steps: 200, convergence: null, batchPrompts: null, groupSize: null, temperature: null }]);
   });
 
   it('tiny variants: tiny model, 2 prompts × 4, two stages of 2 steps', () => {

@@ -12,7 +12,7 @@ import { ConfigError, DEFAULT_MODEL_CONFIG, validateModelConfig, type ModelConfi
 import type { TruncationMode } from './advantage';
 import type { LossAggregation } from './aggregation';
 import type { EntropyControlConfig } from './entropy';
-import type { KlType } from './loss';
+import type { KlType } from '../gpu/kernels/loss';
 import type { RejectionMode } from './rejection';
 import type { ConvergenceRule } from './stages';
 import { maxPromptTokens, VOCAB_SIZE } from '../tasks';

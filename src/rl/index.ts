@@ -4,7 +4,6 @@ export * from './aggregation';
 export * from './config';
 export * from './entropy';
 export * from './filters';
-export * from './loss';
 export * from './metrics';
 export * from './minibatch';
 export * from './rejection';

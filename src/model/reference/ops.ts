@@ -448,7 +448,9 @@ function rowLogSumExp(logits: Float64Array, r: number, V: number, temperature: n
 // GRPO / PPO clipped token loss with entropy bonus and optional KL penalty
 // ---------------------------------------------------------------------------------------------
 
-export type KlType = 'k1' | 'k3' | 'low_var_kl';
+import type { GrpoLossOptions } from '../../gpu/kernels/loss';
+// The loss options are the GPU kernel's own type, so the twin cannot drift from it.
+export type { GrpoLossOptions, KlType } from '../../gpu/kernels/loss';
 
 export interface GrpoTokenInputs {
   /** Current policy log-prob of each sampled token. */
@@ -464,18 +466,6 @@ export interface GrpoTokenInputs {
   mask: Float64Array;
   /** Entropy of the current policy's full distribution at each token. */
   entropy: Float64Array;
-}
-
-export interface GrpoLossOptions {
-  epsLow: number;
-  epsHigh: number;
-  /** Dual-clip constant c > 1, or null to disable. */
-  dualClip: number | null;
-  /** α: entropy bonus coefficient. */
-  entCoef: number;
-  /** β: KL penalty coefficient. */
-  klCoef: number;
-  klType: KlType;
 }
 
 export interface GrpoTokenLossResult {

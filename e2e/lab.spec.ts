@@ -18,7 +18,7 @@ test('opens on the MAGIC preset, one click from a run, with every preset and doc
   await expect(epsHigh).toHaveAttribute('title', /ε_high/);
   await expect(page.getByTestId('config-panel')).toContainText('ε_high');
   await expect(page.getByTestId('stage-editor')).toContainText('Stage 2');
-  await expect(page.getByTestId('timeline-stage-0')).toContainText('150 steps');
+  await expect(page.getByTestId('timeline-stage-0')).toContainText('100 steps');
 });
 
 test('trains a tiny preset: one step, then play to the end; charts and rollouts fill; the page stays responsive', async ({ page }) => {

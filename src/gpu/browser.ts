@@ -1,7 +1,7 @@
 /**
  * Browser host (page or Worker): navigator.gpu, shaders bundled by Vite as raw strings.
  */
-import { createRuntime, NO_ADAPTER_HELP, type GpuRuntime } from './runtime';
+import { runtimeFromAdapter, type GpuRuntime } from './runtime';
 
 const sources = import.meta.glob('../../shaders/*.wgsl', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
 
@@ -25,6 +25,5 @@ export async function acquireBrowserRuntime(): Promise<GpuRuntime> {
   const missing = webgpuMissingReason();
   if (missing) throw new Error(missing);
   const adapter = await navigator.gpu.requestAdapter({ powerPreference: 'high-performance' });
-  if (!adapter) throw new Error(NO_ADAPTER_HELP.browser);
-  return createRuntime(adapter, bundledShader);
+  return runtimeFromAdapter(adapter, bundledShader, 'browser');
 }

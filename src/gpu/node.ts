@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { create, globals } from 'webgpu';
-import { createRuntime, NO_ADAPTER_HELP, type GpuRuntime } from './runtime';
+import { runtimeFromAdapter, type GpuRuntime } from './runtime';
 
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const shadersDir = new URL('../../shaders/', import.meta.url);
@@ -31,8 +31,7 @@ export async function acquireNodeRuntime(opts: { powerPreference?: GPUPowerPrefe
     gpu = create([]);
     adapter = await gpu.requestAdapter();
   }
-  if (!adapter) throw new Error(NO_ADAPTER_HELP.node);
-  const rt = await createRuntime(adapter, readShaderFromDisk);
+  const rt = await runtimeFromAdapter(adapter, readShaderFromDisk, 'node');
   // Dawn's Node bindings keep the process alive while `gpu` is reachable; tie its lifetime to the runtime.
   (rt as unknown as { gpuHandle: unknown }).gpuHandle = gpu;
   return rt;

@@ -381,3 +381,9 @@ export const NO_ADAPTER_HELP = {
     'This browser exposes WebGPU but returned no adapter. Use a recent Chrome/Edge (113+) with hardware acceleration on, ' +
     'or start Chromium with --enable-unsafe-webgpu (Linux), or Firefox 141+ / Safari 26+.',
 };
+
+/** A runtime on `adapter`, or — when WebGPU gave none — one clear error saying why and what to do. */
+export function runtimeFromAdapter(adapter: GPUAdapter | null, shaderSource: (file: string) => string, host: keyof typeof NO_ADAPTER_HELP): Promise<GpuRuntime> {
+  if (!adapter) return Promise.reject(new Error(NO_ADAPTER_HELP[host]));
+  return createRuntime(adapter, shaderSource);
+}

@@ -17,7 +17,7 @@ import { encoderBackward, encoderDecode, encoderForward } from '../gpu/kernels/e
 import { logSoftmaxEntropyBackward, logSoftmaxEntropyForward, type LossHeadDispatch } from '../gpu/kernels/loss';
 import { adamw, gradNorm, gradNormScratchFloats, type AdamWOptions } from '../gpu/kernels/optimizer';
 import { advancePosition, sampleTokens, type SamplerOptions } from '../gpu/kernels/sampling';
-import { headName, layerNames, layoutParams, type ModelConfig, type ParamLayout } from './config';
+import { checkModelFitsLimits, headName, layerNames, layoutParams, type ModelConfig, type ParamLayout } from './config';
 
 const F32 = 4;
 
@@ -143,6 +143,8 @@ export class GpuPolicy {
       return cached;
     }
     if (T > this.cfg.contextLength) throw new Error(`sequence length ${T} exceeds contextLength ${this.cfg.contextLength}`);
+    // The largest activations (B·H·T·T attention, B·T·V logits) must fit one storage binding of this adapter.
+    checkModelFitsLimits({ ...this.cfg, contextLength: T }, B, this.rt.limits);
     const { rt, cfg } = this;
     const C = cfg.dModel;
     const Fh = cfg.mlpRatio * C;

@@ -12,6 +12,7 @@ export const SFT_FLAGS: Record<string, FlagSpec> = {
   seed: { type: 'int', min: 0, help: 'seed of data, traces and init' },
   'eval-every': { type: 'int', min: 0, help: 'held-out avg@k every N steps' },
   out: { type: 'string', help: 'checkpoint file to write (default public/checkpoints/base.mlck)' },
+  resume: { type: 'string', help: 'continue the warm start saved in this checkpoint (up to --steps in total)' },
   help: { type: 'bool', help: 'show this help' },
 };
 
@@ -45,6 +46,14 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
     throw e;
   }
   const out = String(flags.out ?? 'public/checkpoints/base.mlck');
+  let resume: Uint8Array | undefined;
+  if (flags.resume) {
+    try {
+      resume = new Uint8Array(readFileSync(String(flags.resume)));
+    } catch (e) {
+      throw new UsageError(`--resume: cannot read ${flags.resume} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }
   const rt = await acquireNodeRuntime();
   try {
     log(`sft on ${rt.adapter.description}: ${cfg.steps} steps × ${cfg.batch} traces (wrong-step ${cfg.style.wrongStepRate}, verbose ${cfg.style.verboseRate})`);
@@ -60,7 +69,7 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
         mkdirSync(dirname(out), { recursive: true });
         writeFileSync(`${out}.step${step}`, bytes);
       },
-    });
+    }, resume);
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, res.checkpoint);
     log(`wrote ${out} (${res.checkpoint.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);

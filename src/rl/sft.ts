@@ -7,7 +7,7 @@
  */
 import type { GpuRuntime } from '../gpu/runtime';
 import { setMatmulVariant } from '../gpu/kernels/matmul';
-import { encodeCheckpoint } from '../model/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { ConfigError, validateModelConfig, type ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
 import { GpuPolicy } from '../model/policy';
@@ -114,6 +114,12 @@ export interface SftResult {
 /** Rows padded to a multiple of 8 tokens, so only a few plan shapes are built. */
 const bucket = (n: number, ctx: number) => Math.min(ctx, Math.ceil(n / 8) * 8);
 
+/** What a base checkpoint stores to continue its warm start exactly (with its AdamW moments). */
+export interface SftState {
+  step: number;
+  rngState: number;
+}
+
 export async function runSft(
   rt: GpuRuntime,
   input: Partial<SftConfig>,
@@ -123,6 +129,11 @@ export async function runSft(
     /** Called after each periodic evaluation with that point's base checkpoint (so a long run is never lost). */
     onSnapshot?: (step: number, checkpoint: Uint8Array) => void;
   } = {},
+  /**
+   * Continue from a base checkpoint: one written by this function continues exactly (weights,
+   * AdamW moments, data stream, step); any other checkpoint of the same model is a warm start.
+   */
+  resume?: Uint8Array,
 ): Promise<SftResult> {
   const cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>);
   setMatmulVariant(rt, rt.adapter.isSoftware ? 'blocked4x4' : 'tiled64');
@@ -130,7 +141,24 @@ export async function runSft(
   const policy = new GpuPolicy(rt, cfg.model, 'sft');
   policy.setParams(initParams(cfg.model, batchSeed(cfg.seed, 6)));
   policy.resetAdamState();
-  const rng = new Rng(batchSeed(cfg.seed, 7));
+  let rng = new Rng(batchSeed(cfg.seed, 7));
+  let first = 1;
+  if (resume) {
+    const ck = decodeCheckpoint(resume, 'resume');
+    if (JSON.stringify(ck.model) !== JSON.stringify(cfg.model)) throw new ConfigError('model', `the checkpoint to continue holds another model (${JSON.stringify(ck.model)})`);
+    policy.setParams(ck.params);
+    const st = ck.meta.sftState as SftState | undefined;
+    if (st && ck.adam) {
+      policy.setAdamState(ck.adam.m, ck.adam.v);
+      rng = new Rng(0, st.rngState);
+      first = st.step + 1;
+    }
+  }
+  const snapshot = async (step: number, ev: Record<string, number>) => {
+    const adam = await policy.getAdamState();
+    const sftState: SftState = { step, rngState: rng.state };
+    return encodeCheckpoint({ model: cfg.model, params: await policy.getParams(), adam, meta: { kind: 'magic-lab-base', sft: cfg, sftState, eval: ev } });
+  };
   const ctx = cfg.model.contextLength;
   const steps = new Map<number, PolicyStep>();
   const adamw = { lr: cfg.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: cfg.weightDecay, maxGradNorm: 1 };
@@ -143,7 +171,7 @@ export async function runSft(
       batch: Math.max(cfg.batch, 64),
       seed: batchSeed(cfg.seed, 8),
     });
-  for (let step = 1; step <= cfg.steps; step++) {
+  for (let step = first; step <= cfg.steps; step++) {
     const t0 = performance.now();
     const seqs: { prompt: number[]; response: number[] }[] = [];
     for (let i = 0; i < cfg.batch; i++) {
@@ -180,12 +208,12 @@ export async function runSft(
     if (cfg.evalEvery > 0 && step % cfg.evalEvery === 0 && step < cfg.steps) {
       const ev = await evaluate();
       hooks.onEval?.(step, ev);
-      if (hooks.onSnapshot) hooks.onSnapshot(step, encodeCheckpoint({ model: cfg.model, params: await policy.getParams(), meta: { kind: 'magic-lab-base', sft: cfg, step, eval: ev } }));
+      if (hooks.onSnapshot) hooks.onSnapshot(step, await snapshot(step, ev));
     }
   }
   const ev = await evaluate();
   hooks.onEval?.(cfg.steps, ev);
   const params = await policy.getParams();
-  const checkpoint = encodeCheckpoint({ model: cfg.model, params, meta: { kind: 'magic-lab-base', sft: cfg, eval: ev } });
+  const checkpoint = await snapshot(cfg.steps, ev);
   return { params, eval: ev, data, checkpoint };
 }

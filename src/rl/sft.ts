@@ -152,6 +152,9 @@ export async function runSft(
       policy.setAdamState(ck.adam.m, ck.adam.v);
       rng = new Rng(0, st.rngState);
       first = st.step + 1;
+    } else if (typeof ck.meta.step === 'number') {
+      // An older snapshot (weights and step only): continue the count with fresh AdamW moments.
+      first = ck.meta.step + 1;
     }
   }
   const snapshot = async (step: number, ev: Record<string, number>) => {

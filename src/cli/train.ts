@@ -108,7 +108,6 @@ export async function train(argv: string[], log: (s: string) => void = console.l
       writeFileSync(samplesFile, '');
     }
     log(`training ${resume ? 'resumed' : 'started'} in ${out} on ${rt.adapter.description}${checkpoint && !resume ? ' from the base checkpoint' : resume ? ` at step ${trainer.step}` : ' from random init'}`);
-    if (trainer.offlineReport) log(`offline filter: ${trainer.offlineReport.summary}`);
     const writeEval = (rec: EvalRecord) => {
       appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n');
       log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/')).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);

@@ -19,7 +19,7 @@ import { decodeCheckpoint, encodeCheckpoint, type CheckpointContents } from '../
 import { initParams } from '../model/init';
 import { GpuPolicy } from '../model/policy';
 import { buildPolicyStep, type PolicyStep, type StepStats } from '../model/step';
-import { buildDataset, decode, encodePrompt, maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
+import { buildDataset, maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
 import { Rng } from '../util/rng';
 import { computeAdvantages } from './advantage';
 import { tokenWeights } from './aggregation';
@@ -343,7 +343,11 @@ export class MagicTrainer {
     const all = groups.flatMap((g) => g.rolls);
     const rewards = all.map((r) => r.reward);
     const truncated = all.map((r) => r.truncated);
-    recordSolves({ attempts: this.state.attempts as unknown as Uint32Array, solves: this.state.solves as unknown as Uint32Array }, groups.flatMap((g) => g.rolls.map(() => g.prompt)), rewards);
+    // Online filter tallies; every rollout counts, rejected groups included (they are the solved-by-all ones).
+    const counts = { attempts: Uint32Array.from(this.state.attempts), solves: Uint32Array.from(this.state.solves) };
+    recordSolves(counts, groups.flatMap((g) => g.rolls.map(() => g.prompt)), rewards);
+    this.state.attempts = Array.from(counts.attempts);
+    this.state.solves = Array.from(counts.solves);
     const advantages = computeAdvantages(rewards, G, truncated, { normalizeStd: cfg.loss.advantageStd, truncation: cfg.truncation.mode });
     const keptGroups = plan!.keep;
     const kept: { roll: Rollout; adv: number }[] = [];
@@ -530,16 +534,6 @@ export class MagicTrainer {
     const meta: Record<string, unknown> = { kind: 'magic-lab-run', config: this.cfg, state: this.state };
     if (this.ref) meta.refParams = Array.from(await this.ref.getParams());
     return encodeCheckpoint({ model: this.cfg.model, params, adam, meta });
-  }
-
-  /** Decoded text of a token sequence (for logs). */
-  static text(ids: readonly number[]): string {
-    return decode(ids, { showSpecials: true });
-  }
-
-  /** The prompt tokens the policy sees for a problem. */
-  static promptTokens(p: Problem): number[] {
-    return encodePrompt(p.prompt);
   }
 
   destroy(): void {

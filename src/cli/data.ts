@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { acquireNodeRuntime } from '../gpu/node';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
-import { getPreset, validateRunConfig, type RunConfig } from '../rl/config';
+import { buildRunDataset, getPreset, validateRunConfig, type RunConfig } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
-import { buildDataset, problemsToJsonl } from '../tasks';
+import { problemsToJsonl } from '../tasks';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { readJsonFile } from './sft';
 import { DEFAULT_BASE } from './train';
@@ -49,7 +49,7 @@ export async function data(argv: string[], log: (s: string) => void = console.lo
   const cfg = loadConfig(flags);
   if (sub === 'build' && !flags.out) throw new UsageError('data build: --out DIR is required');
   const d = cfg.data;
-  const ds = buildDataset({ seed: cfg.seed, families: d.families, difficulty: d.difficulty, trainSize: d.trainSize, testSize: d.testSize });
+  const ds = buildRunDataset(cfg);
   const r = ds.report;
   const summary = `generated ${r.generated}: train ${r.trainSize}, test ${r.testSize}; removed ${r.exactDuplicatesRemoved} exact duplicates, ${r.nearDuplicatesRemoved} near duplicates, ${r.decontaminatedRemoved} overlapping the test set`;
   if (sub === 'build') {

@@ -4,9 +4,8 @@ import { acquireNodeRuntime } from '../gpu/node';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint } from '../model/checkpoint';
 import { GpuPolicy } from '../model/policy';
-import { getPreset, validateRunConfig, type RunConfig } from '../rl/config';
+import { buildRunDataset, getPreset, longestResponseLength, validateRunConfig, type RunConfig } from '../rl/config';
 import { batchSeed, evaluatePolicy } from '../rl/rollout';
-import { buildDataset } from '../tasks';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 
 export const EVAL_FLAGS: Record<string, FlagSpec> = {
@@ -36,8 +35,7 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
   if (temps.some((t) => !(t > 0) || !Number.isFinite(t))) throw new UsageError(`--temperatures: expected positive numbers, got ${JSON.stringify(flags.temperatures)}`);
   const k = (flags.k as number | undefined) ?? 8;
   const problemsN = (flags.problems as number | undefined) ?? cfg.eval.testProblems;
-  const d = cfg.data;
-  const ds = buildDataset({ seed: cfg.seed, families: d.families, difficulty: d.difficulty, trainSize: d.trainSize, testSize: d.testSize });
+  const ds = buildRunDataset(cfg);
   if (problemsN > ds.test.length) throw new UsageError(`--problems: the test set has ${ds.test.length} problems, asked for ${problemsN}`);
   const rt = await acquireNodeRuntime();
   try {
@@ -46,7 +44,7 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
     const rec = await evaluatePolicy(policy, ds.test.slice(0, problemsN), {
       k,
       temperatures: temps,
-      maxResponseLength: Math.max(...cfg.stages.map((s) => s.maxResponseLength)),
+      maxResponseLength: longestResponseLength(cfg),
       topP: cfg.rollout.topP,
       batch: 128,
       seed: batchSeed((flags.seed as number | undefined) ?? 0, 4),

@@ -15,7 +15,7 @@ import type { EntropyControlConfig } from './entropy';
 import type { KlType } from '../gpu/kernels/loss';
 import type { RejectionMode } from './rejection';
 import type { ConvergenceRule } from './stages';
-import { maxPromptTokens, VOCAB_SIZE } from '../tasks';
+import { buildDataset, maxPromptTokens, VOCAB_SIZE, type Dataset } from '../tasks';
 
 export type TaskFamily = 'addition' | 'countdown' | 'arith';
 export const TASK_FAMILIES: readonly TaskFamily[] = ['addition', 'countdown', 'arith'];
@@ -632,4 +632,15 @@ export function decodeConfigFromUrlParams(
     node[last] = value;
   }
   return { preset, config: validateRunConfig(partial, base) };
+}
+
+/** The train and held-out sets a run uses (deterministic from the seed and the data section). */
+export function buildRunDataset(cfg: RunConfig): Dataset {
+  const d = cfg.data;
+  return buildDataset({ seed: cfg.seed, families: d.families, difficulty: d.difficulty, trainSize: d.trainSize, testSize: d.testSize });
+}
+
+/** The longest stage's response limit: evaluations and the offline filter sample at it, so they stay comparable across stages. */
+export function longestResponseLength(cfg: RunConfig): number {
+  return Math.max(...cfg.stages.map((s) => s.maxResponseLength));
 }

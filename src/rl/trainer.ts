@@ -19,11 +19,11 @@ import { decodeCheckpoint, encodeCheckpoint, type CheckpointContents } from '../
 import { initParams } from '../model/init';
 import { GpuPolicy } from '../model/policy';
 import { buildPolicyStep, type PolicyStep, type StepStats } from '../model/step';
-import { buildDataset, maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
+import { maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
 import { Rng } from '../util/rng';
 import { computeAdvantages } from './advantage';
 import { tokenWeights } from './aggregation';
-import { resolveStage, validateRunConfig, type RunConfig, type StageConfig } from './config';
+import { buildRunDataset, longestResponseLength, resolveStage, validateRunConfig, type RunConfig, type StageConfig } from './config';
 import { entropyCoefForStep, entropyStateFromJSON, initialEntropyState, loggedEntropyCoef, sampledEntropy, updateEntropyState, type EntropyControllerState } from './entropy';
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
@@ -134,13 +134,7 @@ export class MagicTrainer {
     }
     // Fixed per adapter kind (not timed) so that a run replays bit for bit: the variants sum in different orders.
     setMatmulVariant(rt, rt.adapter.isSoftware ? 'blocked4x4' : 'tiled64');
-    const data = buildDataset({
-      seed: cfg.seed,
-      families: cfg.data.families,
-      difficulty: cfg.data.difficulty,
-      trainSize: cfg.data.trainSize,
-      testSize: cfg.data.testSize,
-    });
+    const data = buildRunDataset(cfg);
     const policy = new GpuPolicy(rt, cfg.model, 'actor');
     const start = ckpt?.params ?? initParams(cfg.model, batchSeed(cfg.seed, STREAM.init));
     policy.setParams(start);
@@ -248,7 +242,7 @@ export class MagicTrainer {
   }
 
   private maxResponseLengthOverall(): number {
-    return Math.max(...this.cfg.stages.map((s) => s.maxResponseLength));
+    return longestResponseLength(this.cfg);
   }
 
   private shuffledPool(epoch: number): number[] {

@@ -28,19 +28,26 @@ interface Problem {
   db: Float64Array;
 }
 
-/** Random inputs (shifted off zero so LayerNorm's centring matters) and the float64 answers. */
+/**
+ * Random inputs (shifted off zero so LayerNorm's centring matters) and the float64 answers.
+ * Inputs are rounded to f32 — what the kernels receive — and the backward answer is computed
+ * from the f32-rounded mean and rstd the backward kernel is given: with C = 3, a row whose
+ * values nearly coincide has rstd ~300, and x − mean against an unrounded mean would differ
+ * from the kernel's exact f32 x − mean by far more than f32 arithmetic error.
+ */
 function problem(kind: NormKind, rng: Rng, rows: number, C: number): Problem {
-  const x = randn(rng, rows * C, 2).map((v) => v + 1.5);
-  const w = randn(rng, C).map((v) => 1 + 0.5 * v);
-  const b = randn(rng, C);
-  const dout = randn(rng, rows * C);
+  const f32 = (a: Float64Array) => a.map(Math.fround);
+  const x = f32(randn(rng, rows * C, 2).map((v) => v + 1.5));
+  const w = f32(randn(rng, C).map((v) => 1 + 0.5 * v));
+  const b = f32(randn(rng, C));
+  const dout = f32(randn(rng, rows * C));
   if (kind === 'rmsnorm') {
     const f = ref.rmsnormForward(x, w, rows, C);
-    const g = ref.rmsnormBackward(dout, x, w, f.rstd, rows, C);
+    const g = ref.rmsnormBackward(dout, x, w, f32(f.rstd), rows, C);
     return { x, w, b, dout, mean: new Float64Array(rows), rstd: f.rstd, out: f.out, dx: g.dx, dw: g.dw, db: new Float64Array(C) };
   }
   const f = ref.layernormForward(x, w, b, rows, C);
-  const g = ref.layernormBackward(dout, x, w, f.mean, f.rstd, rows, C);
+  const g = ref.layernormBackward(dout, x, w, f32(f.mean), f32(f.rstd), rows, C);
   return { x, w, b, dout, mean: f.mean, rstd: f.rstd, out: f.out, dx: g.dx, dw: g.dw, db: g.db };
 }
 

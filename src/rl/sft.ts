@@ -28,7 +28,18 @@ export interface SftConfig {
   steps: number;
   /** Sequences per step. */
   batch: number;
+  /** AdamW learning rate (constant until lrDecayStart). */
   lr: number;
+  /**
+   * Anneal: from this step on, lr falls linearly to lrFinal at step lrDecayEnd, then stays there
+   * (0 = constant lr). A constant high lr leaves the loss on a noisy plateau; the anneal is what
+   * turns it into accuracy.
+   */
+  lrDecayStart: number;
+  /** Step at which the anneal reaches lrFinal (0 = the last step). */
+  lrDecayEnd: number;
+  /** Learning rate at the end of the anneal. */
+  lrFinal: number;
   weightDecay: number;
   /** How imperfect the traces are (probabilities per reasoning step). */
   style: TraceStyle;
@@ -50,6 +61,9 @@ export const DEFAULT_SFT_CONFIG: SftConfig = {
   steps: 600,
   batch: 32,
   lr: 2e-3,
+  lrDecayStart: 0,
+  lrDecayEnd: 0,
+  lrFinal: 2e-4,
   weightDecay: 0.01,
   style: { wrongStepRate: 0.15, verboseRate: 0.15 },
   evalEvery: 0,
@@ -80,13 +94,15 @@ export function validateSftConfig(input: Partial<SftConfig> & Record<string, unk
   int('steps', 1);
   int('batch', 1, 4096);
   int('evalEvery', 0);
+  int('lrDecayStart', 0, Math.max(0, c.steps - 1));
+  if (c.lrDecayEnd !== 0) int('lrDecayEnd', c.lrDecayStart + 1, c.steps);
   int('evalK', 1, 1024);
   int('evalProblems', 1, c.testSize);
   int('evalMaxResponseLength', 1, c.model.contextLength - 1);
   if (!Array.isArray(c.families) || !c.families.length || c.families.some((f) => !TASK_FAMILIES.includes(f))) {
     throw new ConfigError('families', `must be a non-empty list of ${TASK_FAMILIES.join(', ')}, got ${JSON.stringify(c.families)}`);
   }
-  for (const [f, max] of [['lr', 1], ['weightDecay', 10]] as const) {
+  for (const [f, max] of [['lr', 1], ['lrFinal', 1], ['weightDecay', 10]] as const) {
     if (typeof c[f] !== 'number' || !(c[f] > 0 || (f === 'weightDecay' && c[f] === 0)) || c[f] > max) throw new ConfigError(f, `must be a number in (0, ${max}], got ${JSON.stringify(c[f])}`);
   }
   for (const f of ['wrongStepRate', 'verboseRate'] as const) {
@@ -109,6 +125,14 @@ export interface SftResult {
   data: Dataset;
   /** The .mlck file of the base policy (meta.kind "magic-lab-base"). */
   checkpoint: Uint8Array;
+}
+
+/** The learning rate of an SFT step (1-based): constant, a linear anneal to lrFinal, then lrFinal. */
+export function sftLearningRate(cfg: Pick<SftConfig, 'lr' | 'lrDecayStart' | 'lrDecayEnd' | 'lrFinal' | 'steps'>, step: number): number {
+  if (cfg.lrDecayStart <= 0 || step <= cfg.lrDecayStart) return cfg.lr;
+  const end = cfg.lrDecayEnd > 0 ? cfg.lrDecayEnd : cfg.steps;
+  const f = Math.min(1, (step - cfg.lrDecayStart) / (end - cfg.lrDecayStart));
+  return cfg.lr + (cfg.lrFinal - cfg.lr) * f;
 }
 
 /** Rows padded to a multiple of 8 tokens, so only a few plan shapes are built. */
@@ -205,7 +229,7 @@ export async function runSft(
     rt.write(s.plan.targets, tgt);
     rt.write(s.mask, mask);
     rt.write(s.weights, mask.map((m) => m / count));
-    s.run({ step, adamw, onPolicy: false });
+    s.run({ step, adamw: { ...adamw, lr: sftLearningRate(cfg, step) }, onPolicy: false });
     const stats = await s.readStats();
     hooks.onStep?.({ step, loss: stats.loss, tokensPerS: (cfg.batch * T) / ((performance.now() - t0) / 1000) });
     if (cfg.evalEvery > 0 && step % cfg.evalEvery === 0 && step < cfg.steps) {

@@ -1,7 +1,7 @@
 /** Supervised warm start: loss falls, the checkpoint is a base, and a saved warm start continues exactly. */
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../../src/model/checkpoint';
-import { runSft, validateSftConfig } from '../../src/rl/sft';
+import { runSft, sftLearningRate, validateSftConfig } from '../../src/rl/sft';
 import { gpu } from '../gpu/harness';
 
 const TINY = {
@@ -30,20 +30,40 @@ describe('sft', () => {
     expect(ck.adam).toBeDefined();
   });
 
-  it('2 steps + resume + 2 steps gives the same weights as 4 steps', async () => {
+  it('2 steps + resume + 2 steps gives the same weights as 4 steps (through the lr anneal)', async () => {
     const rt = await gpu();
-    const straight = await runSft(rt, { ...TINY, steps: 4 });
+    const cfg = { ...TINY, steps: 4, lrDecayStart: 1, lrFinal: 1e-3 };
+    const straight = await runSft(rt, cfg);
     let snap: Uint8Array | null = null;
-    await runSft(rt, { ...TINY, steps: 4, evalEvery: 2 }, { onSnapshot: (step, bytes) => step === 2 && (snap = bytes) });
+    await runSft(rt, { ...cfg, evalEvery: 2 }, { onSnapshot: (step, bytes) => step === 2 && (snap = bytes) });
     expect(snap).not.toBeNull();
-    const resumed = await runSft(rt, { ...TINY, steps: 4 }, {}, snap!);
+    const resumed = await runSft(rt, cfg, {}, snap!);
     expect(Array.from(resumed.params)).toEqual(Array.from(straight.params));
+    // The anneal changes the result: a constant-lr run ends elsewhere.
+    const constant = await runSft(rt, { ...TINY, steps: 4 });
+    expect(Array.from(constant.params)).not.toEqual(Array.from(straight.params));
+  });
+
+  it('holds lr constant, then anneals it linearly to lrFinal at the last step', () => {
+    const cfg = { lr: 5e-3, lrFinal: 5e-4, lrDecayStart: 100, lrDecayEnd: 0, steps: 200 };
+    expect(sftLearningRate(cfg, 1)).toBe(5e-3);
+    expect(sftLearningRate(cfg, 100)).toBe(5e-3);
+    expect(sftLearningRate(cfg, 150)).toBeCloseTo(2.75e-3, 12);
+    expect(sftLearningRate(cfg, 200)).toBeCloseTo(5e-4, 12);
+    expect(sftLearningRate({ ...cfg, lrDecayStart: 0 }, 200)).toBe(5e-3);
+    // An anneal that ends early holds lrFinal for the remaining steps.
+    expect(sftLearningRate({ ...cfg, lrDecayEnd: 150 }, 125)).toBeCloseTo(2.75e-3, 12);
+    expect(sftLearningRate({ ...cfg, lrDecayEnd: 150 }, 150)).toBeCloseTo(5e-4, 12);
+    expect(sftLearningRate({ ...cfg, lrDecayEnd: 150 }, 190)).toBeCloseTo(5e-4, 12);
   });
 
   it('rejects a bad config naming the field', () => {
     expect(() => validateSftConfig({ lr: -1 })).toThrow(/^lr: must be a number in/);
     expect(() => validateSftConfig({ style: { wrongStepRate: 2, verboseRate: 0 } })).toThrow(/^style\.wrongStepRate: must be a probability/);
     expect(() => validateSftConfig({ model: { ...TINY.model, vocabSize: 30 } })).toThrow(/^model\.vocabSize: must be 24/);
+    expect(() => validateSftConfig({ steps: 10, lrDecayStart: 10 })).toThrow(/^lrDecayStart: must be an integer in \[0, 9\]/);
+    expect(() => validateSftConfig({ steps: 10, lrDecayStart: 4, lrDecayEnd: 4 })).toThrow(/^lrDecayEnd: must be an integer in \[5, 10\]/);
+    expect(() => validateSftConfig({ lrFinal: 0 })).toThrow(/^lrFinal: must be a number in/);
     expect(() => validateSftConfig({ stepz: 3 } as never)).toThrow(/^stepz: unknown sft config field/);
   });
 });

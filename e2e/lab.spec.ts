@@ -112,6 +112,20 @@ test('checkpoints: save, download, reload the page, load and continue the run', 
   await page.getByTestId('step').click();
   await expect(page.getByTestId('step-counter')).toHaveText(String(saved + 1), { timeout: 60_000 });
   await expect(page.getByTestId('chart-entropy')).toHaveAttribute('data-points', String(saved + 1), { timeout: 10_000 });
+
+  // Upload the downloaded file with another seed in the editor: the run record takes the checkpoint's own config.
+  await page.getByTestId('reset').click();
+  await waitForState(page, 'idle');
+  await page.getByTestId('field-seed').fill('7');
+  await page.getByTestId('checkpoint-upload-file').setInputFiles(await file.path());
+  await waitForState(page, 'paused');
+  await expect(page.getByTestId('step-counter')).toHaveText(String(saved));
+  const uploaded = page.getByTestId('run-row').first();
+  await expect(uploaded.getByTestId('run-name')).toContainText('(uploaded)');
+  const exported = page.waitForEvent('download');
+  await uploaded.getByTestId('run-export-jsonl').click();
+  const header = JSON.parse(readFileSync(await (await exported).path(), 'utf8').split('\n')[0]);
+  expect(header.config.seed).toBe(1);
 });
 
 test('runs: compare two presets, export, import (with validation), PNG, rename, delete', async ({ page }) => {

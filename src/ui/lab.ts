@@ -65,6 +65,13 @@ function onMessage(m: FromWorker) {
       }
       break;
     }
+    case 'run-config':
+      // A checkpoint's own config replaces the editor's in the run record (charts, export, resume).
+      if (s.runs[m.runId]) {
+        s.patchRun(m.runId, { config: m.config });
+        persistRun(m.runId, true);
+      }
+      break;
     case 'metrics':
       s.appendSteps(m.runId, m.steps);
       persistRun(m.runId);

@@ -191,6 +191,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
       return;
     }
     trainer = t;
+    if (JSON.stringify(t.config) !== JSON.stringify(config)) post({ type: 'run-config', runId: msg.runId, config: t.config });
     lastCheckpointStep = msg.checkpoint ? t.step : -1;
     if (msg.checkpoint) note = `resumed from a checkpoint at step ${t.step}`;
     state = t.done ? 'done' : 'paused';

@@ -33,6 +33,11 @@ export type FromWorker =
   | { type: 'ready'; adapter: AdapterSummary }
   | { type: 'no-webgpu'; reason: string }
   | { type: 'state'; runId: string | null; state: RunState; step: number; stage: number; message?: string }
+  /**
+   * The config the trainer actually runs with, sent once after `start` when it differs from the
+   * one sent: a run checkpoint carries its own config, which wins over the page's.
+   */
+  | { type: 'run-config'; runId: string; config: RunConfig }
   /** Step records since the last message (batched). */
   | { type: 'metrics'; runId: string; steps: StepRecord[] }
   | { type: 'eval'; runId: string; record: EvalRecord }

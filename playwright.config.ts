@@ -10,7 +10,7 @@ export default defineConfig({
   reporter: [['list']],
   // Visual baselines live next to the specs; update with `npx playwright test --update-snapshots`.
   snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
-  expect: { toHaveScreenshot: { maxDiffPixelRatio: 0.01, animations: 'disabled', caret: 'hide' } },
+  expect: { toHaveScreenshot: { maxDiffPixelRatio: 0.0005, animations: 'disabled', caret: 'hide' } },
   use: {
     baseURL: 'http://127.0.0.1:4173/',
     launchOptions: { executablePath: '/usr/bin/chromium', args: ['--enable-unsafe-webgpu', ...CHROMIUM_ARGS] },

@@ -15,24 +15,24 @@ describe('run overlay selection', () => {
 });
 
 describe('chart rows', () => {
-  it('one row per step, one column per run × series, eval points on their step', () => {
+  it('one row per step, one column per drawn run (slot) × series, eval points on their step', () => {
     const a = fakeRun('a', 4);
     const b = fakeRun('b', 2);
     const spec = chartSpecs(a.config).find((s) => s.id === 'reward')!;
     const rows = buildRows([a, b], spec.series, 0);
     expect(rows.map((r) => r.step)).toEqual([1, 2, 3, 4]);
-    expect(rows[0][columnKey('a', 'critic/score/mean')]).toBe(a.steps[0]['critic/score/mean']);
-    expect(rows[3][columnKey('b', 'critic/score/mean')]).toBeUndefined();
-    expect(rows[1][columnKey('a', evalKey('avg', 2, 1))]).toBe(0.25);
-    expect(rows[0][columnKey('a', evalKey('avg', 2, 1))]).toBeUndefined();
+    expect(rows[0][columnKey(0, 'critic/score/mean')]).toBe(a.steps[0]['critic/score/mean']);
+    expect(rows[3][columnKey(1, 'critic/score/mean')]).toBeUndefined();
+    expect(rows[1][columnKey(0, evalKey('avg', 2, 1))]).toBe(0.25);
+    expect(rows[0][columnKey(0, evalKey('avg', 2, 1))]).toBeUndefined();
   });
 
   it('smooths step series per run and drops non-positive values on a log axis', () => {
     const a = fakeRun('a', 3);
     a.steps[0]['actor/grad_norm'] = 0;
     const rows = buildRows([a], [{ key: 'actor/grad_norm', label: 'g', source: 'step' }], 0.5, { log: true });
-    expect(rows[0][columnKey('a', 'actor/grad_norm')]).toBeNull();
-    expect(rows[1][columnKey('a', 'actor/grad_norm')]).toBeCloseTo(a.steps[1]['actor/grad_norm'], 12);
+    expect(rows[0][columnKey(0, 'actor/grad_norm')]).toBeNull();
+    expect(rows[1][columnKey(0, 'actor/grad_norm')]).toBeCloseTo(a.steps[1]['actor/grad_norm'], 12);
   });
 
   it('has a chart for each metric group the issue lists, with both eval temperatures', () => {

@@ -33,6 +33,36 @@ const tick = (v: number) => {
   return String(Number(v.toPrecision(3)));
 };
 
+/*
+ * Axis ticks and reference-line labels are plain SVG <text>. recharts' own Text measures every
+ * label in the DOM (getBoundingClientRect, a forced layout of the whole page) on each redraw
+ * to wrap it and to drop overlapping ticks; with fixed short labels neither is needed, and
+ * those measurements were most of a chart update's main-thread time while training.
+ */
+interface TickProps {
+  x?: number | string;
+  y?: number | string;
+  payload?: { value: unknown };
+  textAnchor?: 'start' | 'middle' | 'end' | 'inherit';
+  verticalAnchor?: string;
+}
+const dyFor = (verticalAnchor?: string) => (verticalAnchor === 'start' ? '0.71em' : verticalAnchor === 'end' ? '0' : '0.355em');
+const AxisTick = ({ x, y, payload, textAnchor, verticalAnchor }: TickProps) => (
+  <text x={x} y={y} dy={dyFor(verticalAnchor)} textAnchor={textAnchor} fontSize={10} fill="#666" className="recharts-cartesian-axis-tick-value">
+    {typeof payload?.value === 'number' ? tick(payload.value) : String(payload?.value ?? '')}
+  </text>
+);
+const stageLabel = (text: string) => (p: { x?: number | string; y?: number | string }) => (
+  <text x={p.x} y={p.y} dy="0.71em" fontSize={10} fill="#64748b">
+    {text}
+  </text>
+);
+const targetLabel = (p: { x?: number | string; y?: number | string }) => (
+  <text x={p.x} y={p.y} textAnchor="end" fontSize={10} fill="#b45309">
+    target
+  </text>
+);
+
 /** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
 export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn }: Props) {
   const latest = useMemo(
@@ -69,22 +99,23 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           <ResponsiveContainer width="100%" height={170}>
             <LineChart data={rows} margin={{ top: 6, right: hasRight ? 4 : 12, bottom: 0, left: 0 }}>
               <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
-              <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 10 }} />
-              <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={log ? ['auto', 'auto'] : [0, 'auto']} allowDataOverflow={log} tick={{ fontSize: 10 }} width={44} tickFormatter={tick} />
-              {hasRight && <YAxis yAxisId="r" orientation="right" domain={[0, 1]} tick={{ fontSize: 10 }} width={30} tickFormatter={tick} />}
+              <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} interval={0} tick={AxisTick} />
+              <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={log ? ['auto', 'auto'] : [0, 'auto']} allowDataOverflow={log} interval={0} tick={AxisTick} width={44} />
+              {hasRight && <YAxis yAxisId="r" orientation="right" domain={[0, 1]} interval={0} tick={AxisTick} width={30} />}
               <Tooltip isAnimationActive={false} formatter={(v) => fmt(v)} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
               <Legend wrapperStyle={{ fontSize: 10 }} iconSize={8} />
               {boundaries.map((b) => (
-                <ReferenceLine key={b.step} yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ value: `S${b.stage + 1}`, position: 'insideTopLeft', fontSize: 10, fill: '#64748b' }} />
+                <ReferenceLine key={b.step} yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: 'insideTopLeft', content: stageLabel(`S${b.stage + 1}`) }} />
               ))}
-              {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={{ value: 'target', position: 'insideBottomRight', fontSize: 10, fill: '#b45309' }} />}
-              {runs.flatMap((run, ri) =>
+              {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={{ position: 'insideBottomRight', content: targetLabel }} />}
+              {/* Slot 0's lines exist before any run (empty), so the first points only update them. */}
+              {(runs.length ? runs : [null]).flatMap((run, ri) =>
                 spec.series.map((s, si) => (
                   <Line
-                    key={columnKey(run.id, s.key)}
+                    key={columnKey(ri, s.key)}
                     yAxisId={s.right ? 'r' : 'l'}
-                    dataKey={columnKey(run.id, s.key)}
-                    name={multi ? `${run.name}: ${s.label}` : s.label}
+                    dataKey={columnKey(ri, s.key)}
+                    name={multi && run ? `${run.name}: ${s.label}` : s.label}
                     stroke={SERIES_COLOURS[(multi ? ri : si) % SERIES_COLOURS.length]}
                     strokeDasharray={multi ? DASHES[si % DASHES.length] : s.source === 'eval' ? '4 2' : ''}
                     dot={s.source === 'eval' ? { r: 2 } : false}

@@ -1,12 +1,14 @@
-import { useMemo } from 'react';
+import { useDeferredValue, useMemo } from 'react';
 import type { SampleRecord } from '../../rl/trainer-types';
 import { useLab, type TokenColour } from '../store';
 import { SampleCard } from './SampleCard';
 
 /** The latest step's sampled groups: prompt, responses, rewards, advantages. */
 export function RolloutViewer() {
-  const samples = useLab((s) => s.samples);
-  const step = useLab((s) => s.samplesStep);
+  // Deferred: a new batch of samples re-renders the cards in an interruptible background render,
+  // not inside the store update that delivered it (that one is synchronous).
+  const samples = useDeferredValue(useLab((s) => s.samples));
+  const step = useDeferredValue(useLab((s) => s.samplesStep));
   const mode = useLab((s) => s.tokenColour);
   const setMode = useLab((s) => s.setTokenColour);
   const groups = useMemo(() => {

@@ -55,8 +55,12 @@ export function chartSpecs(cfg: RunConfig): ChartSpec[] {
   ];
 }
 
-/** Column name of one run's series in the chart rows. */
-export const columnKey = (runId: string, key: string) => `${runId}|${key}`;
+/**
+ * Column name of a series of the run drawn in `slot` (0 = the active run, then the overlay).
+ * Keyed by slot, not run id, so a chart's lines stay mounted when the run changes or its first
+ * points arrive: mounting recharts lines while training is a long main-thread task.
+ */
+export const columnKey = (slot: number, key: string) => `r${slot}|${key}`;
 
 export type ChartRow = { step: number } & Record<string, number | null>;
 
@@ -72,7 +76,7 @@ export function buildRows(runs: readonly RunData[], series: readonly SeriesSpec[
     if (!r) byStep.set(step, (r = { step } as ChartRow));
     return r;
   };
-  for (const run of runs) {
+  runs.forEach((run, slot) => {
     for (const s of series) {
       const recs = s.source === 'step' ? run.steps : run.evals;
       const raw = recs.map((r) => {
@@ -81,10 +85,10 @@ export function buildRows(runs: readonly RunData[], series: readonly SeriesSpec[
       });
       const vals = s.source === 'step' ? emaSmooth(raw, smoothing) : raw;
       recs.forEach((r, i) => {
-        if (vals[i] !== null || s.source === 'step') row(r.step)[columnKey(run.id, s.key)] = vals[i];
+        if (vals[i] !== null || s.source === 'step') row(r.step)[columnKey(slot, s.key)] = vals[i];
       });
     }
-  }
+  });
   const rows = [...byStep.values()].sort((a, b) => a.step - b.step);
   return downsample(rows, opts.maxPoints ?? 600);
 }

@@ -389,7 +389,8 @@ function check(c: RunConfig): void {
   num(e.delta, 'loss.entropy.delta', { min: 0, max: 10 });
   num(e.cMin, 'loss.entropy.cMin', { min: 0, max: 10 });
   num(e.cMax, 'loss.entropy.cMax', { min: e.cMin, max: 10 });
-  num(e.c0, 'loss.entropy.c0', { min: e.cMin, max: e.cMax });
+  // c_0 outside [c_min, c_max] starts clamped (initialEntropyState), so lowering c_max alone stays valid.
+  num(e.c0, 'loss.entropy.c0', { min: 0, max: 10 });
   num(e.constantCoef, 'loss.entropy.constantCoef', { min: 0, max: 10 });
   oneOf(e.gate, 'loss.entropy.gate', ['current', 'lagged'] as const);
   num(l.kl.beta, 'loss.kl.beta', { min: 0, max: 100 });

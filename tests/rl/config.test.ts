@@ -1,5 +1,6 @@
 import { VOCAB_SIZE } from '../../src/tasks';
 import { describe, expect, it } from 'vitest';
+import { initialEntropyState } from '../../src/rl/entropy';
 import { ConfigError } from '../../src/model/config';
 import {
   DEFAULT_RUN_CONFIG,
@@ -54,7 +55,9 @@ describe('validateRunConfig', () => {
     const c = validateRunConfig(input);
     expect(c.loss.epsHigh).toBe(0.28);
     expect(c.loss.epsLow).toBe(0.2);
-    expect(c.loss.entropy).toMatchObject({ cMax: 0.1, target: 0.2, mode: 'adaptive' });
+    expect(c.loss.entropy).toMatchObject({ cMax: 0.1, mode: 'adaptive' });
+    // a lower c_max alone is valid: c_0 above it starts clamped
+    expect(initialEntropyState(c.loss.entropy).c).toBe(Math.min(DEFAULT_RUN_CONFIG.loss.entropy.c0, 0.1));
     // stage lists replace whole; a partial stage / convergence merges over their templates
     expect(c.stages).toEqual([
       { maxResponseLength: 10, steps: null, convergence: { window: 5, minImprovement: 0.01, maxSteps: 400 }, batchPrompts: null, groupSize: null, temperature: null },
@@ -83,7 +86,7 @@ describe('validateRunConfig', () => {
     ['maxSteps below 2W', { stages: [{ maxResponseLength: 10, convergence: { window: 5, maxSteps: 6 } }] }, 'stages[0].convergence.maxSteps', /\[10, /],
     ['empty stage list', { stages: [] }, 'stages', /non-empty/],
     ['bad entropy mode', { loss: { entropy: { mode: 'sometimes' } } }, 'loss.entropy.mode', /"adaptive", "constant", "off"/],
-    ['c0 above cMax', { loss: { entropy: { cMax: 0.01, c0: 0.02 } } }, 'loss.entropy.c0', /\[0, 0.01\], got 0.02/],
+    ['negative c0', { loss: { entropy: { c0: -0.02 } } }, 'loss.entropy.c0', /\[0, 10\], got -0.02/],
     ['cMax below cMin', { loss: { entropy: { cMin: 0.1, cMax: 0.05, c0: 0.1 } } }, 'loss.entropy.cMax', /got 0.05/],
     ['bad kl type', { loss: { kl: { type: 'k2' } } }, 'loss.kl.type', /"k1", "k3", "low_var_kl"/],
     ['dual clip ≤ 1', { loss: { dualClip: 1 } }, 'loss.dualClip', /\(1, 100\]/],

@@ -8,7 +8,7 @@ export default defineConfig({
   timeout: 180_000,
   workers: 1,
   reporter: [['list']],
-  // Visual baselines live next to the specs; update with `npx playwright test --update-snapshots`.
+  // Visual baselines live next to the specs; update with `npx playwright test --update-snapshots=all`.
   snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
   expect: { toHaveScreenshot: { maxDiffPixelRatio: 0.0005, animations: 'disabled', caret: 'hide' } },
   use: {

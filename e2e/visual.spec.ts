@@ -3,7 +3,7 @@
  * fixed viewport) compared with the baselines in e2e/__screenshots__/. Timings (tokens/s) and
  * the machine-specific GPU panel are masked.
  *
- * Update the baselines after an intended change:  npx playwright test e2e/visual.spec.ts --update-snapshots
+ * Update the baselines after an intended change:  npx playwright test e2e/visual.spec.ts --update-snapshots=all
  * (run `npx vite build` first). Also write docs/screenshot-*.png:  DOCS_SCREENSHOTS=1 npx playwright test e2e/visual.spec.ts
  */
 import { expect, test, type Page } from '@playwright/test';

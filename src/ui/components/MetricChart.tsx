@@ -1,5 +1,5 @@
-import { memo, useMemo, useRef } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { memo, useMemo, useRef, useState } from 'react';
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { buildRows, columnKey, type ChartSpec } from '../lib/chartdata';
 import { downloadBlob, safeFileName, svgToPngBlob } from '../lib/download';
 import type { RunData } from '../lib/runfile';
@@ -63,6 +63,12 @@ const targetLabel = (p: { x?: number | string; y?: number | string }) => (
   </text>
 );
 
+/**
+ * An empty chart still draws its axes and grid over steps 0–1: its first real points then update
+ * ticks, grid and lines instead of creating them, which as one task was the longest of a run.
+ */
+const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
+
 /** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
 export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn }: Props) {
   const latest = useMemo(
@@ -71,9 +77,23 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   );
   const { rows, runs, log, boundaries, entropyTarget } = useStaggered(latest, REDRAW_MS);
   const box = useRef<HTMLDivElement>(null);
+  // The tooltip is mounted only under the pointer: while training nobody hovers, and each mounted
+  // recharts part re-runs its selectors on every redraw.
+  const [hover, setHover] = useState(false);
   const multi = runs.length > 1;
   const hasRight = spec.series.some((s) => s.right);
   const empty = rows.length === 0;
+  // Slot 0's lines exist before any run (empty), so the first points only update them.
+  const lines = (runs.length ? runs : [null]).flatMap((run, ri) =>
+    spec.series.map((s, si) => ({
+      key: columnKey(ri, s.key),
+      right: !!s.right,
+      name: multi && run ? `${run.name}: ${s.label}` : s.label,
+      colour: SERIES_COLOURS[(multi ? ri : si) % SERIES_COLOURS.length],
+      dash: multi ? DASHES[si % DASHES.length] : s.source === 'eval' ? '4 2' : '',
+      dot: s.source === 'eval',
+    })),
+  );
   const exportPng = async () => {
     const svg = box.current?.querySelector('svg.recharts-surface') as SVGSVGElement | null;
     if (svg) downloadBlob(await svgToPngBlob(svg), `${safeFileName(spec.id)}.png`);
@@ -92,43 +112,50 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           PNG
         </button>
       </figcaption>
-      <div ref={box} className="chart-box">
+      <div ref={box} className="chart-box" onPointerEnter={() => setHover(true)} onPointerLeave={() => setHover(false)}>
         {/* Mounted even when empty: mounting a chart costs more than updating one, so it happens at page load, not while training. */}
         {empty && <div className="chart-empty">no data yet</div>}
         {(
           <ResponsiveContainer width="100%" height={170}>
-            <LineChart data={rows} margin={{ top: 6, right: hasRight ? 4 : 12, bottom: 0, left: 0 }}>
+            <LineChart data={empty ? PLACEHOLDER_ROWS : rows} margin={{ top: 6, right: hasRight ? 4 : 12, bottom: 0, left: 0 }}>
               <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
               <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} interval={0} tick={AxisTick} />
               <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={log ? ['auto', 'auto'] : [0, 'auto']} allowDataOverflow={log} interval={0} tick={AxisTick} width={44} />
               {hasRight && <YAxis yAxisId="r" orientation="right" domain={[0, 1]} interval={0} tick={AxisTick} width={30} />}
-              <Tooltip isAnimationActive={false} formatter={(v) => fmt(v)} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
-              <Legend wrapperStyle={{ fontSize: 10 }} iconSize={8} />
+              {hover && <Tooltip isAnimationActive={false} formatter={(v) => fmt(v)} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />}
               {boundaries.map((b) => (
                 <ReferenceLine key={b.step} yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: 'insideTopLeft', content: stageLabel(`S${b.stage + 1}`) }} />
               ))}
               {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={{ position: 'insideBottomRight', content: targetLabel }} />}
-              {/* Slot 0's lines exist before any run (empty), so the first points only update them. */}
-              {(runs.length ? runs : [null]).flatMap((run, ri) =>
-                spec.series.map((s, si) => (
-                  <Line
-                    key={columnKey(ri, s.key)}
-                    yAxisId={s.right ? 'r' : 'l'}
-                    dataKey={columnKey(ri, s.key)}
-                    name={multi && run ? `${run.name}: ${s.label}` : s.label}
-                    stroke={SERIES_COLOURS[(multi ? ri : si) % SERIES_COLOURS.length]}
-                    strokeDasharray={multi ? DASHES[si % DASHES.length] : s.source === 'eval' ? '4 2' : ''}
-                    dot={s.source === 'eval' ? { r: 2 } : false}
-                    strokeWidth={1.5}
-                    connectNulls
-                    isAnimationActive={false}
-                  />
-                )),
-              )}
+              {lines.map((l) => (
+                <Line
+                  key={l.key}
+                  yAxisId={l.right ? 'r' : 'l'}
+                  dataKey={l.key}
+                  name={l.name}
+                  stroke={l.colour}
+                  strokeDasharray={l.dash}
+                  dot={l.dot ? { r: 2 } : false}
+                  strokeWidth={1.5}
+                  connectNulls
+                  isAnimationActive={false}
+                />
+              ))}
             </LineChart>
           </ResponsiveContainer>
         )}
       </div>
+      {/* A plain HTML legend: recharts' Legend measures itself and feeds its size back into the chart on each redraw. */}
+      <ul className="chart-legend">
+        {lines.map((l) => (
+          <li key={l.key}>
+            <svg width="14" height="8" aria-hidden="true">
+              <line x1="0" y1="4" x2="14" y2="4" stroke={l.colour} strokeWidth="2" strokeDasharray={l.dash || undefined} />
+            </svg>
+            {l.name}
+          </li>
+        ))}
+      </ul>
     </figure>
   );
 });

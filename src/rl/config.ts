@@ -163,12 +163,12 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
       mode: 'adaptive',
       // Measured (BENCHMARKS.md). The paper's 0.2 nats sits well below its models' starting entropy;
       // this base starts at 0.21–0.24 (τ = 1), so 0.2 held it where it began and RL gained little
-      // (+5 points by step 40 vs +7 at 0.15); 0.15 lets early RL sharpen, then holds.
+      // (with c_0 = 1: +0.4 points by step 20 vs +3.7 at 0.15); 0.15 lets early RL sharpen, then holds.
       target: 0.15,
       // The paper text's Δ. The released 1e-4 moves c by 0.02 in a 200-step run: nothing at this scale.
       delta: 5e-3,
       cMin: 0,
-      // c ≈ 0.3 still let e_k sink to 0.8·target (10-step mean); c ≈ 0.8–1 holds it at the target.
+      // c ≈ 0.3 still let e_k sink to 0.8·target (10-step mean); c ≈ 0.5–1 holds it at the target.
       cMax: 2,
       // Starts where holding needs it (paper: c_0 = 0): ramping from 0 by Δ takes ~150 steps, the
       // whole run. While e_k ≥ target α = 0 and c decays by Δ, so c_0 only matters at the first dip.

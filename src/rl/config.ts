@@ -185,8 +185,9 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
   update: {
     miniBatches: 1,
     reuseEpochs: 1,
-    // provisional: tuned by measurement in BENCHMARKS.md (paper 1e-6 is for 7B; a ~100K-param
-    // char model fine-tunes around 1e-4…1e-3).
+    // provisional (paper 1e-6 is for 7B; a ~100K-param char model fine-tunes around 1e-4…1e-3):
+    // 5e-4 with a 4× prompt pool (BENCHMARKS.md, run E) did no better on held-out problems; not
+    // compared alone.
     lr: 3e-4,
     beta1: 0.9,
     beta2: 0.999,

@@ -1,6 +1,6 @@
-import { useRef } from 'react';
 import { downloadCheckpoint, resumeRun, saveCheckpoint, uploadCheckpoint } from '../lab';
 import { isLive, useLab } from '../store';
+import { FileButton } from './FileButton';
 
 /** Save / load / download / upload checkpoints (.mlck). The last checkpoint of every run is kept in this browser. */
 export function CheckpointPanel() {
@@ -9,7 +9,6 @@ export function CheckpointPanel() {
   const run = useLab((s) => (s.activeRunId ? s.runs[s.activeRunId] : undefined));
   const liveHere = useLab((s) => !!s.activeRunId && s.liveRunId === s.activeRunId && isLive(s.runState));
   const ready = useLab((s) => s.device.status === 'ready');
-  const file = useRef<HTMLInputElement>(null);
   return (
     <section className="panel checkpoints" data-testid="checkpoint-panel">
       <h2>Checkpoints</h2>
@@ -26,21 +25,9 @@ export function CheckpointPanel() {
         <button onClick={() => run && void downloadCheckpoint(run.id)} disabled={!run || run.checkpointStep === undefined} data-testid="checkpoint-download" title="Download the last checkpoint as .mlck">
           Download
         </button>
-        <button onClick={() => file.current?.click()} disabled={!ready} data-testid="checkpoint-upload" title="Start a run from a .mlck file (a saved run resumes; base weights warm-start the current config)">
+        <FileButton accept=".mlck" onFile={(f) => void uploadCheckpoint(f)} disabled={!ready} testId="checkpoint-upload" title="Start a run from a .mlck file (a saved run resumes; base weights warm-start the current config)">
           Upload…
-        </button>
-        <input
-          ref={file}
-          type="file"
-          accept=".mlck"
-          hidden
-          data-testid="checkpoint-upload-file"
-          onChange={(e) => {
-            const f = e.target.files?.[0];
-            if (f) void uploadCheckpoint(f);
-            e.target.value = '';
-          }}
-        />
+        </FileButton>
       </div>
     </section>
   );

@@ -1,8 +1,8 @@
-import { useRef } from 'react';
 import { runsToDraw } from '../lib/chartdata';
 import { importRunFile } from '../lab';
 import { useLab } from '../store';
 import { SERIES_COLOURS } from './MetricChart';
+import { FileButton } from './FileButton';
 import { RunRow } from './RunRow';
 
 /** Every run kept in this browser; tick runs to overlay them on the charts. */
@@ -12,7 +12,6 @@ export function RunsPanel() {
   const activeRunId = useLab((s) => s.activeRunId);
   const overlay = useLab((s) => s.overlay);
   const drawn = runsToDraw(activeRunId, overlay, runs);
-  const file = useRef<HTMLInputElement>(null);
   return (
     <section className="panel runs" data-testid="runs-panel">
       <h2>Runs</h2>
@@ -22,21 +21,9 @@ export function RunsPanel() {
           runs[id] ? <RunRow key={id} run={runs[id]} colour={drawn.length > 1 && drawn.includes(id) ? SERIES_COLOURS[drawn.indexOf(id) % SERIES_COLOURS.length] : null} /> : null,
         )}
       </ul>
-      <button onClick={() => file.current?.click()} data-testid="run-import" title="Import a run exported as JSONL or CSV">
+      <FileButton accept=".jsonl,.csv,.json" onFile={(f) => void importRunFile(f)} testId="run-import" title="Import a run exported as JSONL or CSV">
         Import run…
-      </button>
-      <input
-        ref={file}
-        type="file"
-        accept=".jsonl,.csv,.json"
-        hidden
-        data-testid="run-import-file"
-        onChange={(e) => {
-          const f = e.target.files?.[0];
-          if (f) void importRunFile(f);
-          e.target.value = '';
-        }}
-      />
+      </FileButton>
     </section>
   );
 }

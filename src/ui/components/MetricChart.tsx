@@ -52,16 +52,44 @@ const AxisTick = ({ x, y, payload, textAnchor, verticalAnchor }: TickProps) => (
     {typeof payload?.value === 'number' ? tick(payload.value) : String(payload?.value ?? '')}
   </text>
 );
-const stageLabel = (text: string) => (p: { x?: number | string; y?: number | string }) => (
-  <text x={p.x} y={p.y} dy="0.71em" fontSize={10} fill="#64748b">
-    {text}
-  </text>
-);
+/** One label component per stage, created once: a new function per render is a new component type to React (remount). */
+const stageLabels = new Map<number, (p: { x?: number | string; y?: number | string }) => React.JSX.Element>();
+const stageLabel = (stage: number) => {
+  let f = stageLabels.get(stage);
+  if (!f) {
+    const text = `S${stage + 1}`;
+    f = (p) => (
+      <text x={p.x} y={p.y} dy="0.71em" fontSize={10} fill="#64748b">
+        {text}
+      </text>
+    );
+    stageLabels.set(stage, f);
+  }
+  return f;
+};
 const targetLabel = (p: { x?: number | string; y?: number | string }) => (
   <text x={p.x} y={p.y} textAnchor="end" fontSize={10} fill="#b45309">
     target
   </text>
 );
+
+/*
+ * Every prop below is a constant, and the chart's parts are memoised elements that change only
+ * when their own inputs do: on a metrics update only LineChart's `data` changes. A recharts part
+ * that re-renders with a new object prop (a margin, a domain array, a label) re-registers itself
+ * in the chart's store, and every such dispatch re-runs every selector of the chart.
+ */
+const MARGIN = { top: 6, right: 12, bottom: 0, left: 0 };
+const MARGIN_RIGHT_AXIS = { top: 6, right: 4, bottom: 0, left: 0 };
+const X_DOMAIN: ['dataMin', 'dataMax'] = ['dataMin', 'dataMax'];
+const Y_DOMAIN_LINEAR: [number, 'auto'] = [0, 'auto'];
+const Y_DOMAIN_LOG: ['auto', 'auto'] = ['auto', 'auto'];
+const RIGHT_DOMAIN: [number, number] = [0, 1];
+const TOOLTIP_STYLE = { fontSize: 11 };
+const tooltipValue = (v: unknown) => fmt(v);
+const tooltipLabel = (l: unknown) => `step ${String(l)}`;
+const STAGE_LABEL_POSITION = 'insideTopLeft' as const;
+const TARGET_LABEL = { position: 'insideBottomRight' as const, content: targetLabel };
 
 /**
  * An empty chart still draws its axes and grid over steps 0–1: its first real points then update
@@ -84,15 +112,63 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const hasRight = spec.series.some((s) => s.right);
   const empty = rows.length === 0;
   // Slot 0's lines exist before any run (empty), so the first points only update them.
-  const lines = (runs.length ? runs : [null]).flatMap((run, ri) =>
+  const lineList = (runs.length ? runs : [null]).flatMap((run, ri) =>
     spec.series.map((s, si) => ({
       key: columnKey(ri, s.key),
       right: !!s.right,
       name: multi && run ? `${run.name}: ${s.label}` : s.label,
       colour: SERIES_COLOURS[(multi ? ri : si) % SERIES_COLOURS.length],
+      // Held-out series are dashed, without dots: recharts unmounts and remounts a line's dots on
+      // every data update (its data is cleared before it is replaced), a store dispatch each way.
       dash: multi ? DASHES[si % DASHES.length] : s.source === 'eval' ? '4 2' : '',
-      dot: s.source === 'eval',
     })),
+  );
+  const linesKey = JSON.stringify(lineList);
+  // Keyed by content: `runs` is a new array on every metrics batch, the lines rarely change.
+  const lines = useMemo(() => lineList, [linesKey]);
+  const boundaryKey = boundaries.map((b) => `${b.step}:${b.stage}`).join(',');
+  const stageLines = useMemo(() => boundaries, [boundaryKey]);
+  const parts = useMemo(
+    () => (
+      <>
+        <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
+        <XAxis dataKey="step" type="number" domain={X_DOMAIN} allowDecimals={false} interval={0} tick={AxisTick} />
+        <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={log ? Y_DOMAIN_LOG : Y_DOMAIN_LINEAR} allowDataOverflow={log} interval={0} tick={AxisTick} width={44} />
+        {hasRight && <YAxis yAxisId="r" orientation="right" domain={RIGHT_DOMAIN} interval={0} tick={AxisTick} width={30} />}
+        {hover && <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />}
+        {stageLines.map((b) => (
+          <ReferenceLine key={b.step} yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: STAGE_LABEL_POSITION, content: stageLabel(b.stage) }} />
+        ))}
+        {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={TARGET_LABEL} />}
+        {lines.map((l) => (
+          <Line
+            key={l.key}
+            yAxisId={l.right ? 'r' : 'l'}
+            dataKey={l.key}
+            name={l.name}
+            stroke={l.colour}
+            strokeDasharray={l.dash}
+            dot={false}
+            strokeWidth={1.5}
+            connectNulls
+            isAnimationActive={false}
+          />
+        ))}
+      </>
+    ),
+    [log, hasRight, hover, stageLines, entropyTarget, lines],
+  );
+  // The page re-renders this component on every store change (run state, samples); the chart
+  // itself re-renders only when what it draws changed (each LineChart render is a store dispatch).
+  const chart = useMemo(
+    () => (
+      <ResponsiveContainer width="100%" height={170}>
+        <LineChart data={empty ? PLACEHOLDER_ROWS : rows} margin={hasRight ? MARGIN_RIGHT_AXIS : MARGIN}>
+          {parts}
+        </LineChart>
+      </ResponsiveContainer>
+    ),
+    [empty, rows, hasRight, parts],
   );
   const exportPng = async () => {
     const svg = box.current?.querySelector('svg.recharts-surface') as SVGSVGElement | null;
@@ -115,35 +191,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       <div ref={box} className="chart-box" onPointerEnter={() => setHover(true)} onPointerLeave={() => setHover(false)}>
         {/* Mounted even when empty: mounting a chart costs more than updating one, so it happens at page load, not while training. */}
         {empty && <div className="chart-empty">no data yet</div>}
-        {(
-          <ResponsiveContainer width="100%" height={170}>
-            <LineChart data={empty ? PLACEHOLDER_ROWS : rows} margin={{ top: 6, right: hasRight ? 4 : 12, bottom: 0, left: 0 }}>
-              <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
-              <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} interval={0} tick={AxisTick} />
-              <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={log ? ['auto', 'auto'] : [0, 'auto']} allowDataOverflow={log} interval={0} tick={AxisTick} width={44} />
-              {hasRight && <YAxis yAxisId="r" orientation="right" domain={[0, 1]} interval={0} tick={AxisTick} width={30} />}
-              {hover && <Tooltip isAnimationActive={false} formatter={(v) => fmt(v)} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />}
-              {boundaries.map((b) => (
-                <ReferenceLine key={b.step} yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: 'insideTopLeft', content: stageLabel(`S${b.stage + 1}`) }} />
-              ))}
-              {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={{ position: 'insideBottomRight', content: targetLabel }} />}
-              {lines.map((l) => (
-                <Line
-                  key={l.key}
-                  yAxisId={l.right ? 'r' : 'l'}
-                  dataKey={l.key}
-                  name={l.name}
-                  stroke={l.colour}
-                  strokeDasharray={l.dash}
-                  dot={l.dot ? { r: 2 } : false}
-                  strokeWidth={1.5}
-                  connectNulls
-                  isAnimationActive={false}
-                />
-              ))}
-            </LineChart>
-          </ResponsiveContainer>
-        )}
+        {chart}
       </div>
       {/* A plain HTML legend: recharts' Legend measures itself and feeds its size back into the chart on each redraw. */}
       <ul className="chart-legend">

@@ -10,6 +10,7 @@ import type { FromWorker, ToWorker } from '../worker/protocol';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun } from './lib/db';
 import { downloadBlob, safeFileName } from './lib/download';
 import { parseRunFile, runToCsv, runToJsonl, type RunData } from './lib/runfile';
+import { staggerQueue } from './lib/stagger';
 import { setupFromUrl, urlSearchFor } from './lib/url';
 import { isLive, useLab } from './store';
 
@@ -83,6 +84,11 @@ function onMessage(m: FromWorker) {
     case 'samples':
       s.setSamples(m.runId, m.step, m.samples);
       break;
+    case 'sync': {
+      const id = m.id;
+      staggerQueue.whenDrawn(() => client?.send({ type: 'drawn', id }));
+      break;
+    }
     case 'checkpoint': {
       const bytes = m.bytes;
       dbPutCheckpoint({ runId: m.runId, step: m.step, bytes, savedAt: Date.now() })

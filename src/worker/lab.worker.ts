@@ -12,6 +12,7 @@ import { decodeCheckpoint } from '../model/checkpoint';
 import { validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
 import type { SampleRecord, StepRecord } from '../rl/trainer-types';
+import { DrawGate } from './drawgate';
 import type { FromWorker, RunState, ToWorker } from './protocol';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -20,6 +21,8 @@ const post = (m: FromWorker, transfer: Transferable[] = []) => scope.postMessage
 
 /** Minimum interval between two batches (metrics + latest samples + state) while training. */
 const FLUSH_MS = 400;
+/** Longest wait for the page to draw a batch before the next step (software adapters only). */
+const DRAW_WAIT_MAX_MS = 2000;
 
 let runtime: GpuRuntime | null = null;
 let trainer: MagicTrainer | null = null;
@@ -40,6 +43,8 @@ let lastFlush = 0;
 let lastCheckpointStep = -1;
 /** Incremented by every start/stop so a superseded loop stops touching the new run. */
 let generation = 0;
+/** "Draw, then step" on a software adapter (see drawgate.ts). */
+const drawGate = new DrawGate();
 
 const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -47,12 +52,15 @@ function postState(message?: string) {
   post({ type: 'state', runId, state, step: trainer?.step ?? 0, stage: trainer?.stage ?? 0, message: message ?? note });
 }
 
-function flush() {
+/** Whether the last flush sent anything for the page to draw. */
+function flush(): boolean {
+  const sent = !!runId && (buffer.length > 0 || latestSamples !== null);
   if (runId && buffer.length) post({ type: 'metrics', runId, steps: buffer });
   if (runId && latestSamples) post({ type: 'samples', runId, ...latestSamples });
   buffer = [];
   latestSamples = null;
   lastFlush = performance.now();
+  return sent;
 }
 
 async function saveAndPost() {
@@ -103,13 +111,18 @@ async function loop() {
       if (samples.length) latestSamples = { step: record.step, samples };
       const every = trainer.config.checkpoint.everySteps;
       // One batch per FLUSH_MS (metrics, samples, state), not one message per step.
+      let drawn = false;
       if (ev || performance.now() - lastFlush >= FLUSH_MS || trainer.done || (!running && pendingSteps === 0)) {
-        flush();
+        drawn = flush();
         postState();
       }
       if (ev) post({ type: 'eval', runId, record: ev });
       if ((every > 0 && trainer.step % every === 0) || trainer.done) await saveAndPost();
-      await yieldToMessages();
+      // GPU emulated on the CPU: let the page draw this batch before the next step takes the cores.
+      if (drawn && running && !trainer.done && runtime?.adapter.isSoftware) {
+        post({ type: 'sync', id: drawGate.request() });
+        await drawGate.wait(DRAW_WAIT_MAX_MS);
+      } else await yieldToMessages();
     }
     if (gen === generation && trainer) {
       flush();
@@ -151,6 +164,7 @@ async function fetchBase(url: string, config: RunConfig): Promise<{ bytes: Uint8
 
 async function stopRun() {
   generation++;
+  drawGate.cancel();
   running = false;
   pendingSteps = 0;
   pendingStages = null;
@@ -224,6 +238,7 @@ async function handle(msg: ToWorker) {
     case 'start':
       return start(msg);
     case 'pause':
+      drawGate.cancel();
       running = false;
       pendingSteps = 0;
       if (trainer && !looping && state === 'running') {
@@ -267,5 +282,7 @@ async function handle(msg: ToWorker) {
 // reach it between two steps.
 scope.onmessage = (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
+  // Not queued: the loop is waiting for it.
+  if (msg.type === 'drawn') return drawGate.answer(msg.id);
   queue = queue.then(() => handle(msg)).catch((e) => post({ type: 'error', message: errMsg(e) }));
 };

@@ -27,7 +27,9 @@ export type ToWorker =
   /** Replace the stage schedule; stages before the current one must be unchanged. */
   | { type: 'set-stages'; stages: StageConfig[] }
   /** Answered by a `checkpoint` message with the full run state. */
-  | { type: 'save-checkpoint' };
+  | { type: 'save-checkpoint' }
+  /** Answer to `sync`: everything the Worker sent before it is on screen. */
+  | { type: 'drawn'; id: number };
 
 export type FromWorker =
   | { type: 'ready'; adapter: AdapterSummary }
@@ -44,4 +46,10 @@ export type FromWorker =
   /** The latest rollout group(s), for the rollout viewer. */
   | { type: 'samples'; runId: string; step: number; samples: SampleRecord[] }
   | { type: 'checkpoint'; runId: string; step: number; bytes: ArrayBuffer }
+  /**
+   * Answer with `drawn` (same id) once the messages before this one are drawn. Sent after a
+   * batch when the GPU is emulated on the CPU: the next step waits for the answer (at most 2 s)
+   * so that drawing and GPU work do not compete for the cores.
+   */
+  | { type: 'sync'; id: number }
   | { type: 'error'; message: string };

@@ -4,32 +4,118 @@
  * task. useStaggered hands a component a value that follows `value` but changes at most every
  * `minIntervalMs`, and at most one staggered component per task (a shared queue, one update
  * per PUMP_MS), so each chart's update is its own short task.
+ *
+ * `whenDrawn` tells when every staggered update is on screen: the Worker waits for it before
+ * its next GPU step when the GPU is emulated on the CPU (see lab.worker.ts), so the page draws
+ * while the CPU is free rather than competing with the GPU emulation for it.
  */
 import { useEffect, useRef, useState } from 'react';
 
 const PUMP_MS = 12;
-const queue: (() => void)[] = [];
-let pumping = false;
 
-function pump() {
-  const f = queue.shift();
-  f?.();
-  if (queue.length) setTimeout(pump, PUMP_MS);
-  else pumping = false;
+export interface StaggerQueue {
+  /** Runs `f` in its own task, after the updates queued before it, PUMP_MS apart. */
+  enqueue(f: () => void): void;
+  /** An update is due (queued, its interval over) from `schedule()` until `settled()`. */
+  schedule(): void;
+  settled(): void;
+  /** Updates due and not yet drawn. */
+  readonly pending: number;
+  /**
+   * Calls `cb` once no update is due and the page has had an idle moment (so renders set off by
+   * the updates are done), or after `maxWaitMs` whatever happens. An update still inside its
+   * redraw interval does not count: with fast steps (tiny presets) waiting for it would hold
+   * every step back to the interval; with slow ones (seconds) no chart is inside it.
+   */
+  whenDrawn(cb: () => void, maxWaitMs?: number): void;
 }
 
-function enqueue(f: () => void) {
-  queue.push(f);
-  if (!pumping) {
-    pumping = true;
-    setTimeout(pump, 0);
-  }
+/** An idle moment: requestIdleCallback where the browser has it, else the next macrotask. */
+type IdleFn = (cb: () => void) => void;
+const browserIdle: IdleFn = (cb) => {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(() => cb(), { timeout: 250 });
+  else setTimeout(cb, 0);
+};
+
+export function createStaggerQueue(pumpMs = PUMP_MS, idle: IdleFn = browserIdle): StaggerQueue {
+  const queue: (() => void)[] = [];
+  let pumping = false;
+  let pending = 0;
+  let waiters: (() => void)[] = [];
+
+  // Waiters resume one pump interval after the last update: its render runs first.
+  const release = () => {
+    if (pending > 0 || pumping || !waiters.length) return;
+    const w = waiters;
+    waiters = [];
+    setTimeout(() => w.forEach((f) => f()), pumpMs);
+  };
+
+  const pump = () => {
+    const f = queue.shift();
+    f?.();
+    if (queue.length) setTimeout(pump, pumpMs);
+    else {
+      pumping = false;
+      release();
+    }
+  };
+
+  // Idle twice in a row with nothing scheduled: the first idle lets React finish the renders a
+  // message started (they schedule new staggered updates from their effects), the second
+  // confirms no update was scheduled meanwhile.
+  const check = (cb: () => void, calm: boolean, isDone: () => boolean) => {
+    if (isDone()) return;
+    if (pending > 0 || pumping) {
+      waiters.push(() => idle(() => check(cb, false, isDone)));
+      return;
+    }
+    if (calm) cb();
+    else idle(() => check(cb, true, isDone));
+  };
+
+  return {
+    enqueue(f) {
+      queue.push(f);
+      if (!pumping) {
+        pumping = true;
+        setTimeout(pump, 0);
+      }
+    },
+    schedule() {
+      pending++;
+    },
+    settled() {
+      pending = Math.max(0, pending - 1);
+      release();
+    },
+    get pending() {
+      return pending;
+    },
+    whenDrawn(cb, maxWaitMs = 3000) {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        cb();
+      };
+      const timer = setTimeout(finish, maxWaitMs);
+      idle(() => check(finish, false, () => done));
+    },
+  };
 }
 
-export function useStaggered<T>(value: T, minIntervalMs: number): T {
+/** The page's one queue: every chart draws through it. */
+export const staggerQueue = createStaggerQueue();
+
+export function useStaggered<T>(value: T, minIntervalMs: number, q: StaggerQueue = staggerQueue): T {
   const [shown, setShown] = useState(value);
   const latest = useRef(value);
+  /** An update is waiting for its interval or in the queue. */
   const queued = useRef(false);
+  /** It is in the queue (counted by q.pending; an update still inside its interval is not). */
+  const due = useRef(false);
   const lastShown = useRef(0);
   const alive = useRef(true);
   latest.current = value;
@@ -37,22 +123,30 @@ export function useStaggered<T>(value: T, minIntervalMs: number): T {
     alive.current = true;
     return () => {
       alive.current = false;
+      queued.current = false;
+      if (due.current) {
+        due.current = false;
+        q.settled();
+      }
     };
-  }, []);
+  }, [q]);
   useEffect(() => {
     if (queued.current || Object.is(value, shown)) return;
     queued.current = true;
     const wait = Math.max(0, lastShown.current + minIntervalMs - performance.now());
-    setTimeout(
-      () =>
-        enqueue(() => {
-          queued.current = false;
-          if (!alive.current) return;
-          lastShown.current = performance.now();
-          setShown(() => latest.current);
-        }),
-      wait,
-    );
-  }, [value, shown, minIntervalMs]);
+    setTimeout(() => {
+      if (!alive.current || !queued.current) return;
+      due.current = true;
+      q.schedule();
+      q.enqueue(() => {
+        if (!due.current) return;
+        queued.current = false;
+        due.current = false;
+        lastShown.current = performance.now();
+        setShown(() => latest.current);
+        q.settled();
+      });
+    }, wait);
+  }, [value, shown, minIntervalMs, q]);
   return shown;
 }

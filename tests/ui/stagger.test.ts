@@ -1,0 +1,84 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createStaggerQueue } from '../../src/ui/lib/stagger';
+
+const PUMP = 12;
+/** "Idle" = the next macrotask, as in a browser without requestIdleCallback (a nested 0 ms timer fires 1 ms later under fake timers). */
+const idle = (cb: () => void) => void setTimeout(cb, 0);
+
+describe('stagger queue (one chart update per task)', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('runs queued updates in order, one per task, PUMP ms apart', async () => {
+    const q = createStaggerQueue(PUMP, idle);
+    const ran: [string, number][] = [];
+    const t0 = Date.now();
+    for (const name of ['a', 'b', 'c']) q.enqueue(() => ran.push([name, Date.now() - t0]));
+    expect(ran).toEqual([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ran.map((r) => r[0])).toEqual(['a']);
+    await vi.advanceTimersByTimeAsync(PUMP);
+    expect(ran.map((r) => r[0])).toEqual(['a', 'b']);
+    await vi.advanceTimersByTimeAsync(PUMP);
+    expect(ran).toEqual([
+      ['a', 0],
+      ['b', PUMP],
+      ['c', 2 * PUMP],
+    ]);
+  });
+
+  it('whenDrawn answers after two idle moments when nothing is scheduled', async () => {
+    const q = createStaggerQueue(PUMP, idle);
+    const cb = vi.fn();
+    q.whenDrawn(cb);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(cb).not.toHaveBeenCalled(); // one idle: renders set off by the message may still schedule updates
+    await vi.advanceTimersByTimeAsync(1);
+    expect(cb).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(cb).toHaveBeenCalledTimes(1); // the max-wait timer does not call it again
+  });
+
+  it('whenDrawn waits for every scheduled update, including one scheduled after the request', async () => {
+    const q = createStaggerQueue(PUMP, idle);
+    const cb = vi.fn();
+    q.schedule(); // a chart's update is due
+    q.whenDrawn(cb);
+    await vi.advanceTimersByTimeAsync(0);
+    q.schedule(); // a second chart's effect, after the message's render
+    await vi.advanceTimersByTimeAsync(500);
+    expect(cb).not.toHaveBeenCalled();
+    expect(q.pending).toBe(2);
+    q.enqueue(() => q.settled());
+    await vi.advanceTimersByTimeAsync(100);
+    expect(cb).not.toHaveBeenCalled();
+    q.enqueue(() => q.settled());
+    await vi.advanceTimersByTimeAsync(0);
+    expect(q.pending).toBe(0);
+    await vi.advanceTimersByTimeAsync(PUMP - 1);
+    expect(cb).not.toHaveBeenCalled(); // the last update's render runs first (one pump interval)
+    await vi.advanceTimersByTimeAsync(4);
+    expect(cb).toHaveBeenCalledTimes(1);
+  });
+
+  it('whenDrawn gives up after maxWaitMs when an update never settles', async () => {
+    const q = createStaggerQueue(PUMP, idle);
+    const cb = vi.fn();
+    q.schedule();
+    q.whenDrawn(cb, 3000);
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(cb).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(cb).toHaveBeenCalledTimes(1);
+    q.settled();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(cb).toHaveBeenCalledTimes(1);
+  });
+
+  it('settled never drives the count below zero', () => {
+    const q = createStaggerQueue(PUMP, idle);
+    q.settled();
+    q.schedule();
+    expect(q.pending).toBe(1);
+  });
+});

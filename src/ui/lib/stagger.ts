@@ -118,11 +118,13 @@ export function useStaggered<T>(value: T, minIntervalMs: number, q: StaggerQueue
   const due = useRef(false);
   const lastShown = useRef(0);
   const alive = useRef(true);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   latest.current = value;
   useEffect(() => {
     alive.current = true;
     return () => {
       alive.current = false;
+      clearTimeout(timer.current);
       queued.current = false;
       if (due.current) {
         due.current = false;
@@ -134,7 +136,7 @@ export function useStaggered<T>(value: T, minIntervalMs: number, q: StaggerQueue
     if (queued.current || Object.is(value, shown)) return;
     queued.current = true;
     const wait = Math.max(0, lastShown.current + minIntervalMs - performance.now());
-    setTimeout(() => {
+    timer.current = setTimeout(() => {
       if (!alive.current || !queued.current) return;
       due.current = true;
       q.schedule();

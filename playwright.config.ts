@@ -15,5 +15,9 @@ export default defineConfig({
     baseURL: 'http://127.0.0.1:4173/',
     launchOptions: { executablePath: '/usr/bin/chromium', args: ['--enable-unsafe-webgpu', ...CHROMIUM_ARGS] },
   },
-  webServer: { command: 'npx vite preview --host 127.0.0.1 --port 4173 --strictPort', url: 'http://127.0.0.1:4173/', reuseExistingServer: false },
+  webServer: [
+    { command: 'npx vite preview --host 127.0.0.1 --port 4173 --strictPort', url: 'http://127.0.0.1:4173/', reuseExistingServer: false },
+    // The README's start command (the dev server, React in StrictMode) for e2e/start.spec.ts.
+    { command: 'npm start -- --strictPort', url: 'http://127.0.0.1:5173/', reuseExistingServer: false },
+  ],
 });

@@ -109,9 +109,10 @@ function onMessage(m: FromWorker) {
 // ---------------------------------------------------------------------------------------------
 // Start-up
 
-function syncUrl() {
+/** Keeps the URL in step with the draft config; returns the unsubscribe. */
+function syncUrl(): () => void {
   let last = '';
-  useLab.subscribe((s) => {
+  return useLab.subscribe((s) => {
     if (s.configError) return;
     let search: string;
     try {
@@ -125,12 +126,18 @@ function syncUrl() {
   });
 }
 
+/**
+ * Starts the page's controller; the returned function stops it. Each start owns its Worker and
+ * URL subscription, and its stop releases only those: under React's StrictMode (npm start) the
+ * first start is stopped after the second has begun, and must not take the second's Worker.
+ */
 export async function startLab(): Promise<() => void> {
   const setup = setupFromUrl(location.search);
   get().loadSetup(setup.preset, setup.config, setup.error);
-  syncUrl();
-  client = new LabClient(onMessage);
-  client.send({ type: 'init' });
+  const unsubscribeUrl = syncUrl();
+  const mine = new LabClient(onMessage);
+  client = mine;
+  mine.send({ type: 'init' });
   try {
     const runs = await dbAllRuns();
     for (const r of runs) get().addRun(r);
@@ -141,8 +148,9 @@ export async function startLab(): Promise<() => void> {
     get().setError(`Could not read saved runs: ${(e as Error).message}`);
   }
   return () => {
-    client?.terminate();
-    client = null;
+    unsubscribeUrl();
+    mine.terminate();
+    if (client === mine) client = null;
   };
 }
 

@@ -1,0 +1,18 @@
+import { expect, test } from '@playwright/test';
+import { openLab, waitForState } from './helpers';
+
+// What a new user gets from the README's start command: the dev server, where React runs in
+// StrictMode (effects mount, unmount and mount again). The other specs use the built app.
+test.use({ baseURL: 'http://127.0.0.1:5173/' });
+
+test('npm start: the page gets the device, Play trains, the charts draw', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await openLab(page, '/?preset=magic-tiny');
+  await page.getByTestId('play').click();
+  await waitForState(page, 'done');
+  await expect(page.getByTestId('step-counter')).toHaveText('4');
+  await expect(page.getByTestId('chart-entropy')).toHaveAttribute('data-points', '4', { timeout: 10_000 });
+  await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '4');
+  expect(errors).toEqual([]);
+});

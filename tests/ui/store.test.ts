@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getPreset } from '../../src/rl/config';
+import { getPreset, validateRunConfig } from '../../src/rl/config';
 import { CONFIG_FIELDS, getPath, setPath } from '../../src/ui/lib/fields';
 import { createLabStore } from '../../src/ui/store';
 import { fakeRun, fakeStep } from './helpers';
@@ -105,6 +105,33 @@ describe('config field metadata', () => {
       expect(getPath(getPreset('magic'), f.path), f.path).not.toBeUndefined();
       expect(f.help.length, f.path).toBeGreaterThan(5);
     }
+  });
+  it("an input's own bounds are values the config accepts for that field", () => {
+    // The panel's min/max must not offer a value the validator then rejects (or describe a
+    // range the validator does not have); other fields' cross-checks may still object.
+    const magic = getPreset('magic');
+    // C must stay a multiple of H: the width's bounds are tried with one head.
+    const alongside: Record<string, [string, number]> = { 'model.dModel': ['model.nHeads', 1] };
+    const rejectsOwnField = (path: string, value: number): string | null => {
+      try {
+        const other = alongside[path];
+        validateRunConfig(setPath(other ? setPath(magic, other[0], other[1]) : magic, path, value));
+        return null;
+      } catch (e) {
+        const field = (e as { field?: string }).field;
+        return field === path ? (e as Error).message : null;
+      }
+    };
+    let checked = 0;
+    for (const f of CONFIG_FIELDS) {
+      if (f.input.kind !== 'int' && f.input.kind !== 'number') continue;
+      for (const bound of [f.input.min, f.input.max]) {
+        if (bound === undefined) continue;
+        expect(rejectsOwnField(f.path, bound), `${f.path} = ${bound}`).toBeNull();
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
   });
   it('setPath copies structurally', () => {
     const a = { x: { y: 1, z: 2 }, w: 3 };

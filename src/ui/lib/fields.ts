@@ -47,7 +47,7 @@ export const CONFIG_FIELDS: readonly FieldMeta[] = [
   f('seed', 'run', 'seed', 'Seed', 'Seed of every random stream of the run (data, init, sampling, shuffles); same seed + config = same run.', { kind: 'int', min: 0, max: 0xffffffff }),
 
   f('data.families', 'data', 'families', 'Task families', 'Task families mixed into the training and test sets (mixing diverse sources helps stability).', { kind: 'families' }),
-  f('data.difficulty', 'data', 'level', 'Difficulty', 'Task difficulty level 1 (easiest) … 10, mapped to operand sizes by the generators.', { kind: 'int', min: 1, max: 10 }),
+  f('data.difficulty', 'data', 'level', 'Difficulty', 'Task difficulty level 1 (easiest) … 5, mapped to operand sizes by the generators.', { kind: 'int', min: 1, max: 5 }),
   f('data.trainSize', 'data', '|D|', 'Train prompts', 'Training prompts generated before filtering.', { kind: 'int', min: 1 }),
   f('data.testSize', 'data', '|D_test|', 'Test prompts', 'Held-out test prompts (decontaminated against the train set).', { kind: 'int', min: 1 }),
   f('data.offlineFilter.enabled', 'data', 'offline', 'Offline filter', 'Offline filter: sample N responses per prompt from the base model at τ = 1 and drop prompts solved 0/N or N/N.', { kind: 'bool' }),
@@ -63,7 +63,7 @@ export const CONFIG_FIELDS: readonly FieldMeta[] = [
   f('truncation.mode', 'strategy', 'trunc', 'Truncated responses', "Truncated responses: 'none' = reward 0 counts (MAGIC); Adv-Mask-Before / -After zero their advantage.", { kind: 'select', options: ['none', 'adv-mask-before', 'adv-mask-after'] }),
   f('update.miniBatches', 'strategy', 'D_R/D_T', 'Mini-batches', 'D_R / D_T: optimizer steps per rollout batch; > 1 is off-policy (N_SGD = mini-batches × reuse). Must divide D_R.', { kind: 'int', min: 1 }),
   f('update.reuseEpochs', 'strategy', 'N_reuse', 'Reuse epochs', 'N_reuse: passes over each rollout batch; MAGIC is on-policy (1).', { kind: 'int', min: 1, max: 100 }),
-  f('update.lr', 'strategy', 'η', 'Learning rate', 'AdamW constant learning rate (paper 1e-6 at 7B; a tiny char model needs ~1e-4…1e-3).', { kind: 'number', min: 0, max: 1, step: 1e-5 }),
+  f('update.lr', 'strategy', 'η', 'Learning rate', 'AdamW constant learning rate (paper 1e-6 at 7B; a tiny char model needs ~1e-4…1e-3).', { kind: 'number', min: 1e-7, max: 1, step: 1e-5 }),
   f('update.beta1', 'strategy', 'β₁', 'Adam β₁', 'AdamW first-moment decay.', { kind: 'number', min: 0, max: 0.9999, step: 0.001 }),
   f('update.beta2', 'strategy', 'β₂', 'Adam β₂', 'AdamW second-moment decay.', { kind: 'number', min: 0, max: 0.99999, step: 0.0001 }),
   f('update.weightDecay', 'strategy', 'λ', 'Weight decay', 'AdamW decoupled weight decay (paper: 0.01).', { kind: 'number', min: 0, max: 10, step: 0.001 }),
@@ -93,11 +93,11 @@ export const CONFIG_FIELDS: readonly FieldMeta[] = [
   f('checkpoint.everySteps', 'eval', 'ckpt', 'Checkpoint every', 'Save a checkpoint (kept in this browser) every this many steps (0 = never).', { kind: 'int', min: 0 }),
 
   f('model.nLayers', 'model', 'L', 'Layers', 'L: transformer blocks.', { kind: 'int', min: 1 }),
-  f('model.dModel', 'model', 'C', 'Width', 'C: residual-stream width.', { kind: 'int', min: 1 }),
-  f('model.nHeads', 'model', 'H', 'Heads', 'H: attention heads; head size C / H.', { kind: 'int', min: 1 }),
+  f('model.dModel', 'model', 'C', 'Width', 'C: residual-stream width (a multiple of H).', { kind: 'int', min: 1, max: 4096 }),
+  f('model.nHeads', 'model', 'H', 'Heads', 'H: attention heads; head size C / H.', { kind: 'int', min: 1, max: 256 }),
   f('model.mlpRatio', 'model', 'r_mlp', 'MLP ratio', 'MLP hidden width = ratio · C.', { kind: 'int', min: 1 }),
   f('model.contextLength', 'model', 'T', 'Context', 'T: max sequence length (prompt + response).', { kind: 'int', min: 2 }),
-  f('model.vocabSize', 'model', 'V', 'Vocab', 'V: vocabulary size (the char tokenizer needs ≥ 24).', { kind: 'int', min: 1 }),
+  f('model.vocabSize', 'model', 'V', 'Vocab', 'V: vocabulary size (the char tokenizer has exactly 24 tokens).', { kind: 'int', min: 24, max: 24 }),
   f('model.norm', 'model', 'norm', 'Norm', 'Pre-norm flavour.', { kind: 'select', options: ['rmsnorm', 'layernorm'] }),
   f('model.tiedEmbeddings', 'model', 'tied', 'Tied embeddings', 'Logits use the token-embedding table (no separate head).', { kind: 'bool' }),
 ];

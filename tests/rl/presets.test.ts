@@ -101,5 +101,34 @@ describe('offline filter', () => {
     const other: string[] = [];
     await MagicTrainer.create(rt, { ...cfg, seed: 2 }, { checkpoint: withCache, onProgress: (m) => other.push(m) });
     expect(other.join('\n')).toMatch(/sampling 4 responses for each of 40 prompts/);
+    // Other weights under the same meta (a re-run sft, an edited file): the stored result is stale and is recomputed.
+    const nudged = Float32Array.from(base.params);
+    nudged[0] += 1e-3;
+    const otherWeights = encodeCheckpoint({ ...base, params: nudged, meta: { ...base.meta, offlineFilter: { key: fresh.offlineFilterKey(), correct: fresh.offlineCorrect } } });
+    const stale: string[] = [];
+    await MagicTrainer.create(rt, cfg, { checkpoint: otherWeights, onProgress: (m) => stale.push(m) });
+    expect(stale.join('\n')).toMatch(/sampling 4 responses for each of 40 prompts/);
+    expect(stale.join('\n')).not.toMatch(/using the result stored/);
+  });
+});
+
+describe('shipped base checkpoint', () => {
+  it('carries a current offline-filter result for every full-size preset that filters, so the lab starts RL without re-sampling', async () => {
+    const rt = await gpu();
+    const base = new Uint8Array(readFileSync(new URL('../../public/checkpoints/base.mlck', import.meta.url)));
+    const names = presetNames().filter((n) => !n.endsWith('-tiny') && getPreset(n).data.offlineFilter.enabled);
+    expect(names).toContain('magic');
+    for (const name of names) {
+      const messages: string[] = [];
+      // Sampling the whole train pool at full size takes minutes here: fail at once instead.
+      const stop = (m: string) => {
+        messages.push(m);
+        if (/sampling/.test(m)) throw new Error(`${name}: the stored result does not match (${m}); rebuild it with \`magic-lab data filter --write\``);
+      };
+      const t = await MagicTrainer.create(rt, getPreset(name), { checkpoint: base, onProgress: stop });
+      expect(messages.join('\n'), name).toMatch(/using the result stored in the base checkpoint/);
+      expect(t.poolSize, name).toBeGreaterThan(0);
+      t.destroy();
+    }
   });
 });

@@ -68,7 +68,10 @@ export function crc32(bytes: Uint8Array): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
-const hex8 = (n: number) => n.toString(16).padStart(8, '0');
+/** "crc32:<8 hex>": how a checkpoint header (and the offline-filter cache key) names a CRC of some bytes. */
+export function crc32Label(bytes: Uint8Array): string {
+  return `crc32:${crc32(bytes).toString(16).padStart(8, '0')}`;
+}
 
 export function encodeCheckpoint(c: CheckpointContents): Uint8Array {
   const model = validateModelConfig(c.model);
@@ -103,7 +106,7 @@ export function encodeCheckpoint(c: CheckpointContents): Uint8Array {
     version: CHECKPOINT_VERSION,
     model,
     tensors,
-    checksum: `crc32:${hex8(crc32(data))}`,
+    checksum: crc32Label(data),
     meta: c.meta ?? {},
   };
   let json = JSON.stringify(header);
@@ -147,7 +150,7 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
     throw e;
   }
   const data = bytes.subarray(16 + hlen);
-  const crc = `crc32:${hex8(crc32(data))}`;
+  const crc = crc32Label(data);
   if (header.checksum !== crc) throw new CheckpointError(source, `checksum mismatch (header ${header.checksum}, data ${crc}): the file is corrupt or truncated`);
   if (!Array.isArray(header.tensors)) throw new CheckpointError(source, 'header.tensors must be an array');
   const layout = layoutParams(model);

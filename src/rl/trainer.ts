@@ -15,7 +15,7 @@ import type { GpuRuntime } from '../gpu/runtime';
 import { setMatmulVariant } from '../gpu/kernels/matmul';
 import type { GrpoLossOptions } from '../gpu/kernels/loss';
 import type { AdamWOptions } from '../gpu/kernels/optimizer';
-import { crc32, decodeCheckpoint, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
+import { crc32Label, decodeCheckpoint, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
 import { initParams } from '../model/init';
 import { GpuPolicy } from '../model/policy';
 import { buildPolicyStep, type PolicyStep, type StepStats } from '../model/step';
@@ -167,7 +167,7 @@ export class MagicTrainer {
     const cached = ckpt?.meta.kind !== 'magic-lab-run' ? (ckpt?.meta.offlineFilter as { key?: string; correct?: number[] } | undefined) : undefined;
     ckpt = null;
     const trainer = new MagicTrainer(rt, cfg, data, policy, ref, state);
-    trainer.startWeightsCrc = crc32(new Uint8Array(start.buffer, start.byteOffset, start.byteLength));
+    trainer.startWeightsChecksum = crc32Label(new Uint8Array(start.buffer, start.byteOffset, start.byteLength));
     if (!resumeState && cfg.data.offlineFilter.enabled) {
       const usable = cached && cached.key === trainer.offlineFilterKey() && Array.isArray(cached.correct) && cached.correct.length === data.train.length;
       await trainer.runOfflineFilter(init.onProgress, usable ? cached.correct : undefined);
@@ -184,7 +184,7 @@ export class MagicTrainer {
     const d = this.cfg.data;
     return JSON.stringify({
       // The weights themselves, so a result cached before the weights changed (another sft, an edited file) is never reused.
-      weights: `crc32:${this.startWeightsCrc.toString(16).padStart(8, '0')}`,
+      weights: this.startWeightsChecksum,
       seed: this.cfg.seed,
       families: d.families,
       difficulty: d.difficulty,
@@ -196,8 +196,8 @@ export class MagicTrainer {
     });
   }
 
-  /** CRC-32 of the starting weights' float32 bytes (the checkpoint's params, or the seeded init). */
-  private startWeightsCrc = 0;
+  /** "crc32:<8 hex>" of the starting weights' float32 bytes (the checkpoint's params, or the seeded init). */
+  private startWeightsChecksum = '';
 
   /** Correct-sample counts per training prompt from the offline filter (null when it did not run). */
   offlineCorrect: number[] | null = null;

@@ -1,23 +1,26 @@
 /**
- * `magic-lab bench`: kernel-variant GFLOP/s at the model's shapes, a full train step
- * (forward + GRPO loss + backward + clipped AdamW) and batched sampling. Medians after warm-up;
+ * `magic-lab bench [--backend webgpu|wasm]`: matmul GFLOP/s at the model's shapes, a full train
+ * step (forward + GRPO loss + backward + clipped AdamW) and batched sampling, with the same JSON
+ * keys on either backend. Medians after warm-up;
  * a benchmark, not a test — compare figures measured in one run.
  */
 import { writeFileSync } from 'node:fs';
-import { acquireNodeRuntime } from '../gpu/node';
-import { chooseMatmulVariant, MATMUL_VARIANTS, matmulGflops, type MatmulVariant } from '../gpu/kernels/matmul';
+import { chooseMatmulVariant, type MatmulVariant } from '../gpu/kernels/matmul';
 import { validateModelConfig } from '../model/config';
 import { initParams } from '../model/init';
-import { GpuPolicy, trainMatmulShapes } from '../model/policy';
-import { buildPolicyStep } from '../model/step';
-import { generate } from '../model/generate';
+import type { BackendName, MatmulShape } from '../model/engine';
+import type { WebGpuBackend } from '../model/gpu-engine';
+import { trainMatmulShapes } from '../model/policy';
 import { Rng } from '../util/rng';
 import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
+import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 
 export const BENCH_FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string', help: 'model/batch size, e.g. vocab=32,ctx=64,dModel=64,layers=2,heads=4,batch=16' },
   json: { type: 'string', help: 'also write the results as JSON to this file' },
   steps: { type: 'int', min: 1, help: 'timed train steps (default 10)' },
+  backend: BACKEND_FLAG,
+  threads: THREADS_FLAG,
   help: { type: 'bool', help: 'show this help' },
 };
 
@@ -31,10 +34,14 @@ const median = (xs: number[]) => {
 };
 
 export interface BenchResult {
+  backend: BackendName;
+  /** The adapter, or the CPU engine and its thread count. */
   adapter: string;
+  threads: number;
   config: typeof DEFAULT_BENCH;
   params: number;
-  matmul: { gflops: Record<MatmulVariant, number>; chosen: MatmulVariant; shapes: number; largest: { shape: string; gflops: Record<string, number> } };
+  /** gflops: the backend's matmul over all the train step's shapes (total FLOP / total time); variants: WebGPU's per-variant figures. */
+  matmul: { gflops: number; shapes: number; largest: { shape: string; gflops: number }; variants?: Record<MatmulVariant, number>; chosen?: MatmulVariant };
   train_step: { median_ms: number; tokens_per_s: number; steps: number };
   sampling: { tokens_per_s: number; sequences: number; tokens: number; median_ms: number };
 }
@@ -45,33 +52,42 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
   const c = { ...DEFAULT_BENCH, ...kv };
   if (c.batch < 1) throw new UsageError('--config: batch must be at least 1');
   const steps = (flags.steps as number | undefined) ?? 10;
+  const choice = parseBackendChoice(flags.backend);
   let cfg;
   try {
     cfg = validateModelConfig({ vocabSize: c.vocab, contextLength: c.ctx, nLayers: c.layers, dModel: c.dModel, nHeads: c.heads, mlpRatio: c.mlpRatio });
   } catch (e) {
     throw new UsageError(`--config: ${(e as Error).message}`);
   }
-  const rt = await acquireNodeRuntime();
+  const backend = await acquireBackend(choice, { threads: flags.threads as number | undefined });
   try {
-    log(`adapter: ${rt.adapter.description}`);
+    log(`backend: ${backend.description}`);
     const B = c.batch;
     const T = c.ctx;
     const rows = B * T;
     const shapes = trainMatmulShapes(cfg, rows);
-    const choice = await chooseMatmulVariant(rt, shapes);
-    const big = shapes.reduce((a, s) => (s.M * s.N * s.K > a.M * a.N * a.K ? s : a));
-    const largest: Record<string, number> = {};
-    for (const v of MATMUL_VARIANTS) largest[v] = await matmulGflops(rt, v, big, 3);
+    const flop = (s: MatmulShape) => 2 * s.M * s.N * s.K;
+    const big = shapes.reduce((a, s) => (flop(s) > flop(a) ? s : a));
     const shapeName = `${big.M}x${big.N}x${big.K}${big.transA ? ' Aᵀ' : ''}${big.transB ? ' Bᵀ' : ''}`;
+    const gflopsOf = async (shape: MatmulShape) => (backend.matmulGflops ? backend.matmulGflops(shape, 5) : NaN);
+    let totalFlop = 0;
+    let totalS = 0;
+    for (const s of shapes) {
+      const g = await gflopsOf(s);
+      totalFlop += flop(s);
+      totalS += flop(s) / (g * 1e9);
+    }
+    const matmul: BenchResult['matmul'] = { gflops: totalFlop / totalS / 1e9, shapes: shapes.length, largest: { shape: shapeName, gflops: await gflopsOf(big) } };
+    if ('rt' in backend) {
+      // WebGPU only: every kernel variant timed at the train step's shapes (the run uses a fixed one per adapter kind).
+      const v = await chooseMatmulVariant((backend as WebGpuBackend).rt, shapes);
+      matmul.variants = v.gflops;
+      matmul.chosen = v.chosen;
+    }
 
-    const policy = new GpuPolicy(rt, cfg, 'bench');
+    const policy = await backend.createPolicy(cfg, 'bench');
     policy.setParams(initParams(cfg, 1));
     policy.resetAdamState();
-    const step = await buildPolicyStep(policy, B, T, 1, {
-      kind: 'grpo',
-      opts: { epsLow: 0.2, epsHigh: 0.2, dualClip: null, entCoef: 0.01, klCoef: 0, klType: 'k3' },
-      useRef: false,
-    });
     const rng = new Rng(7);
     const tokens = Uint32Array.from({ length: rows }, () => rng.int(0, cfg.vocabSize - 1));
     const targets = new Uint32Array(rows);
@@ -87,17 +103,13 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
         adv[b * T + t] = a;
       }
     }
-    rt.write(step.plan.tokens, tokens);
-    rt.write(step.plan.targets, targets);
-    rt.write(step.weights, weights);
-    rt.write(step.mask, mask);
-    rt.write(step.advantages, adv);
+    const batch = { rows: B, T, temperature: 1, tokens, targets, mask, weights, advantages: adv };
+    const loss = { kind: 'grpo' as const, opts: { epsLow: 0.2, epsHigh: 0.2, dualClip: null, entCoef: 0.01, klCoef: 0, klType: 'k3' as const } };
     const adamw = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
     const times: number[] = [];
     for (let i = 0; i < steps + 2; i++) {
       const t0 = performance.now();
-      step.run({ step: i + 1, adamw, onPolicy: true });
-      await step.readStats();
+      await policy.update(batch, loss, { step: i + 1, adamw });
       if (i >= 2) times.push(performance.now() - t0);
     }
     const stepMs = median(times);
@@ -107,7 +119,7 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
     let generated = 0;
     for (let i = 0; i < 3; i++) {
       const t0 = performance.now();
-      const res = await generate(policy, {
+      const res = await policy.generate({
         prompts: Array.from({ length: B }, () => [0]),
         maxResponseLength: T - 1,
         temperature: 1,
@@ -121,25 +133,29 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
     }
     const sampleMs = median(sampleTimes);
     const result: BenchResult = {
-      adapter: rt.adapter.description,
+      backend: backend.name,
+      adapter: backend.description,
+      threads: backend.threads,
       config: c,
       params: policy.layout.count,
-      matmul: { gflops: choice.gflops, chosen: choice.chosen, shapes: shapes.length, largest: { shape: shapeName, gflops: largest } },
+      matmul,
       train_step: { median_ms: stepMs, tokens_per_s: (rows / stepMs) * 1000, steps },
       sampling: { tokens_per_s: (generated / sampleMs) * 1000, sequences: B, tokens: generated, median_ms: sampleMs },
     };
+    policy.destroy();
     const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toPrecision(3));
     log(`model: ${Object.entries(c).map(([k, v]) => `${k}=${v}`).join(',')} (${result.params} parameters)`);
     log('');
     log('| measure | value |');
     log('| --- | --- |');
-    for (const v of MATMUL_VARIANTS) log(`| matmul ${v}, all ${shapes.length} train-step shapes | ${f(choice.gflops[v])} GFLOP/s${v === choice.chosen ? ' (chosen)' : ''} |`);
-    for (const v of MATMUL_VARIANTS) log(`| matmul ${v}, largest shape ${shapeName} | ${f(largest[v])} GFLOP/s |`);
+    log(`| matmul, all ${shapes.length} train-step shapes | ${f(matmul.gflops)} GFLOP/s |`);
+    log(`| matmul, largest shape ${shapeName} | ${f(matmul.largest.gflops)} GFLOP/s |`);
+    if (matmul.variants) for (const [v, g] of Object.entries(matmul.variants)) log(`| WebGPU matmul variant ${v}, all shapes | ${f(g)} GFLOP/s${v === matmul.chosen ? ' (fastest)' : ''} |`);
     log(`| train_step (fwd + GRPO loss + bwd + AdamW), ${B}×${T} tokens | ${f(stepMs)} ms median, ${f(result.train_step.tokens_per_s)} tokens/s |`);
     log(`| sampling, ${B} sequences, up to ${T - 1} tokens each (${generated} generated) | ${f(result.sampling.tokens_per_s)} tokens/s (${f(sampleMs)} ms) |`);
     if (flags.json) writeFileSync(String(flags.json), JSON.stringify(result, null, 2) + '\n');
     return result;
   } finally {
-    rt.destroy();
+    backend.destroy();
   }
 }

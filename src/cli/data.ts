@@ -7,13 +7,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireNodeRuntime } from '../gpu/node';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { buildRunDataset, getPreset, validateRunConfig, type RunConfig } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
 import { problemsToJsonl } from '../tasks';
 import { parseFlags, UsageError, type FlagSpec } from './args';
+import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { readJsonFile } from './sft';
 import { DEFAULT_BASE } from './train';
 
@@ -24,6 +24,8 @@ export const DATA_FLAGS: Record<string, FlagSpec> = {
   checkpoint: { type: 'string', help: `filter: policy to sample from (default ${DEFAULT_BASE})` },
   samples: { type: 'int', min: 2, help: 'filter: N samples per prompt (default: the config\'s)' },
   write: { type: 'bool', help: 'filter: store the result in the checkpoint so runs skip the sampling' },
+  backend: BACKEND_FLAG,
+  threads: THREADS_FLAG,
   help: { type: 'bool', help: 'show this help' },
 };
 
@@ -78,10 +80,10 @@ export async function data(argv: string[], log: (s: string) => void = console.lo
     { model: ck.model, data: { ...cfg.data, offlineFilter: { enabled: true, samples: (flags.samples as number | undefined) ?? d.offlineFilter.samples } } },
     cfg,
   );
-  const rt = await acquireNodeRuntime();
+  const backend = await acquireBackend(parseBackendChoice(flags.backend), { threads: flags.threads as number | undefined });
   try {
     // The trainer's own offline filter, so the result is exactly what a run would compute.
-    const trainer = await MagicTrainer.create(rt, filterCfg, { checkpoint: bytes, onProgress: (m) => log(m) });
+    const trainer = await MagicTrainer.create(backend, filterCfg, { checkpoint: bytes, onProgress: (m) => log(m) });
     log(`${summary}\noffline filter with ${file}: ${trainer.offlineReport!.summary}`);
     if (flags.write) {
       const meta = { ...ck.meta, offlineFilter: { key: trainer.offlineFilterKey(), correct: trainer.offlineCorrect } };
@@ -90,6 +92,6 @@ export async function data(argv: string[], log: (s: string) => void = console.lo
     }
     trainer.destroy();
   } finally {
-    rt.destroy();
+    backend.destroy();
   }
 }

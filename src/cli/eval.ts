@@ -1,12 +1,11 @@
 /** `magic-lab eval --checkpoint FILE --k 8`: held-out avg@k / pass@k / maj@k of a checkpoint. */
 import { existsSync, readFileSync } from 'node:fs';
-import { acquireNodeRuntime } from '../gpu/node';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint } from '../model/checkpoint';
-import { GpuPolicy } from '../model/policy';
 import { buildRunDataset, getPreset, longestResponseLength, validateRunConfig, type RunConfig } from '../rl/config';
 import { batchSeed, evaluatePolicy } from '../rl/rollout';
 import { parseFlags, UsageError, type FlagSpec } from './args';
+import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 
 export const EVAL_FLAGS: Record<string, FlagSpec> = {
   checkpoint: { type: 'string', help: 'the .mlck file to evaluate (required)' },
@@ -15,11 +14,14 @@ export const EVAL_FLAGS: Record<string, FlagSpec> = {
   temperatures: { type: 'string', help: 'comma-separated, default 1,0.6' },
   preset: { type: 'string', help: 'data/stage config for a base checkpoint (default magic); run checkpoints use their own' },
   seed: { type: 'int', min: 0, help: 'sampling seed (default 0)' },
+  backend: BACKEND_FLAG,
+  threads: THREADS_FLAG,
   help: { type: 'bool', help: 'show this help' },
 };
 
 export async function evalCommand(argv: string[], log: (s: string) => void = console.log): Promise<Record<string, number>> {
   const flags = parseFlags(argv, EVAL_FLAGS, 'eval');
+  const backendChoice = parseBackendChoice(flags.backend);
   if (!flags.checkpoint) throw new UsageError('eval: --checkpoint FILE is required');
   const file = String(flags.checkpoint);
   if (!existsSync(file)) throw new UsageError(`--checkpoint: ${file} does not exist`);
@@ -37,9 +39,9 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
   const problemsN = (flags.problems as number | undefined) ?? cfg.eval.testProblems;
   const ds = buildRunDataset(cfg);
   if (problemsN > ds.test.length) throw new UsageError(`--problems: the test set has ${ds.test.length} problems, asked for ${problemsN}`);
-  const rt = await acquireNodeRuntime();
+  const backend = await acquireBackend(backendChoice, { threads: flags.threads as number | undefined });
   try {
-    const policy = new GpuPolicy(rt, ck.model, 'eval');
+    const policy = await backend.createPolicy(ck.model, 'eval');
     policy.setParams(ck.params);
     const rec = await evaluatePolicy(policy, ds.test.slice(0, problemsN), {
       k,
@@ -53,6 +55,6 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
     for (const [key, v] of Object.entries(rec)) log(`  ${key.padEnd(34)} ${v.toFixed(4)}`);
     return rec;
   } finally {
-    rt.destroy();
+    backend.destroy();
   }
 }

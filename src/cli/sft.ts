@@ -1,10 +1,10 @@
 /** `magic-lab sft`: supervised warm start on imperfect synthetic traces; writes the base checkpoint. */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { acquireNodeRuntime } from '../gpu/node';
 import { ConfigError } from '../model/config';
 import { runSft, validateSftConfig, type SftConfig } from '../rl/sft';
 import { parseFlags, UsageError, type FlagSpec } from './args';
+import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 
 export const SFT_FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string', help: 'JSON file with SftConfig fields (see src/rl/sft.ts)' },
@@ -13,6 +13,8 @@ export const SFT_FLAGS: Record<string, FlagSpec> = {
   'eval-every': { type: 'int', min: 0, help: 'held-out avg@k every N steps' },
   out: { type: 'string', help: 'checkpoint file to write (default public/checkpoints/base.mlck)' },
   resume: { type: 'string', help: 'continue the warm start saved in this checkpoint (up to --steps in total)' },
+  backend: BACKEND_FLAG,
+  threads: THREADS_FLAG,
   help: { type: 'bool', help: 'show this help' },
 };
 
@@ -54,12 +56,12 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
       throw new UsageError(`--resume: cannot read ${flags.resume} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
   }
-  const rt = await acquireNodeRuntime();
+  const backend = await acquireBackend(parseBackendChoice(flags.backend), { threads: flags.threads as number | undefined });
   try {
-    log(`sft on ${rt.adapter.description}: ${cfg.steps} steps × ${cfg.batch} traces (wrong-step ${cfg.style.wrongStepRate}, verbose ${cfg.style.verboseRate})`);
+    log(`sft on ${backend.description}: ${cfg.steps} steps × ${cfg.batch} traces (wrong-step ${cfg.style.wrongStepRate}, verbose ${cfg.style.verboseRate})`);
     const t0 = performance.now();
     let lossEma = NaN;
-    const res = await runSft(rt, cfg, {
+    const res = await runSft(backend, cfg, {
       onStep: (p) => {
         lossEma = Number.isNaN(lossEma) ? p.loss : 0.95 * lossEma + 0.05 * p.loss;
         if (p.step % 25 === 0 || p.step === 1) log(`step ${p.step}/${cfg.steps}  loss ${lossEma.toFixed(4)}  ${p.tokensPerS.toFixed(0)} tok/s  ${((performance.now() - t0) / 60000).toFixed(1)} min`);
@@ -74,6 +76,6 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
     writeFileSync(out, res.checkpoint);
     log(`wrote ${out} (${res.checkpoint.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);
   } finally {
-    rt.destroy();
+    backend.destroy();
   }
 }

@@ -6,12 +6,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireNodeRuntime } from '../gpu/node';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint } from '../model/checkpoint';
 import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl/config';
 import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, UsageError, type FlagSpec } from './args';
+import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { readJsonFile } from './sft';
 
 export const TRAIN_FLAGS: Record<string, FlagSpec> = {
@@ -24,6 +24,8 @@ export const TRAIN_FLAGS: Record<string, FlagSpec> = {
   resume: { type: 'string', help: 'continue the run saved in this directory' },
   base: { type: 'string', help: 'starting weights (default public/checkpoints/base.mlck when its model matches)' },
   quiet: { type: 'bool', help: 'no progress line' },
+  backend: BACKEND_FLAG,
+  threads: THREADS_FLAG,
   help: { type: 'bool', help: 'show this help' },
 };
 
@@ -44,6 +46,7 @@ export function progressLine(r: StepRecord, lastEval: EvalRecord | null): string
 
 export async function train(argv: string[], log: (s: string) => void = console.log): Promise<void> {
   const flags = parseFlags(argv, TRAIN_FLAGS, 'train');
+  const backendChoice = parseBackendChoice(flags.backend);
   let config: RunConfig;
   let checkpoint: Uint8Array | undefined;
   let out: string;
@@ -87,9 +90,9 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     if (existsSync(join(out, 'checkpoint.mlck'))) throw new UsageError(`--out: ${out} already holds a run; use --resume ${out} to continue it`);
   }
 
-  const rt = await acquireNodeRuntime();
+  const backend = await acquireBackend(backendChoice, { threads: flags.threads as number | undefined });
   try {
-    const trainer = await MagicTrainer.create(rt, config, { checkpoint, onProgress: (m) => log(m) });
+    const trainer = await MagicTrainer.create(backend, config, { checkpoint, onProgress: (m) => log(m) });
     mkdirSync(out, { recursive: true });
     const metricsFile = join(out, 'metrics.jsonl');
     const samplesFile = join(out, 'samples.jsonl');
@@ -107,7 +110,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
       writeFileSync(metricsFile, '');
       writeFileSync(samplesFile, '');
     }
-    log(`training ${resume ? 'resumed' : 'started'} in ${out} on ${rt.adapter.description}${checkpoint && !resume ? ' from the base checkpoint' : resume ? ` at step ${trainer.step}` : ' from random init'}`);
+    log(`training ${resume ? 'resumed' : 'started'} in ${out} on ${backend.description}${checkpoint && !resume ? ' from the base checkpoint' : resume ? ` at step ${trainer.step}` : ' from random init'}`);
     const writeEval = (rec: EvalRecord) => {
       appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n');
       log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/')).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
@@ -148,6 +151,6 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     log(`done: ${trainer.step} steps in ${((performance.now() - t0) / 60000).toFixed(1)} min; run saved in ${out}`);
     trainer.destroy();
   } finally {
-    rt.destroy();
+    backend.destroy();
   }
 }

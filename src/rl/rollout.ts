@@ -1,10 +1,9 @@
 /**
- * Rollouts and evaluation on top of batched GPU generation: prompts → responses → verified
+ * Rollouts and evaluation on top of batched generation (either backend): prompts → responses → verified
  * rewards, and held-out avg@k / pass@k / maj@k. Batches are a fixed size (padded with copies of
  * the first prompt, discarded) so one decode plan serves every call.
  */
-import type { GpuPolicy } from '../model/policy';
-import { generate } from '../model/generate';
+import type { PolicyEngine } from '../model/engine';
 import { decode, encodePrompt, EOS_ID, FAMILIES, PAD_ID, splitResponse, type Problem } from '../tasks';
 import { hash32 } from '../util/rng';
 import { evalMetrics, type EvalSample } from './metrics';
@@ -40,10 +39,10 @@ export function scoreResponse(problem: Problem, response: readonly number[], tru
 
 /**
  * Generates one response per entry of `problemIndices` (repeat an index G times for a group),
- * `batch` sequences per GPU call, and scores them.
+ * `batch` sequences per generation call, and scores them.
  */
 export async function rollout(
-  policy: GpuPolicy,
+  policy: PolicyEngine,
   problems: readonly Problem[],
   problemIndices: readonly number[],
   o: { batch: number; maxResponseLength: number; temperature: number; topP: number; seed: number },
@@ -54,7 +53,7 @@ export async function rollout(
     const idx = problemIndices.slice(start, start + o.batch);
     const batchPrompts = prompts.slice(start, start + o.batch);
     while (batchPrompts.length < o.batch) batchPrompts.push(batchPrompts[0]);
-    const res = await generate(policy, {
+    const res = await policy.generate({
       prompts: batchPrompts,
       maxResponseLength: o.maxResponseLength,
       temperature: o.temperature,
@@ -83,7 +82,7 @@ export interface EvalOptions {
 }
 
 /** Held-out evaluation: per temperature val/avg@k, val/pass@k, val/maj@k, response length and truncation rate. */
-export async function evaluatePolicy(policy: GpuPolicy, problems: readonly Problem[], o: EvalOptions): Promise<Record<string, number>> {
+export async function evaluatePolicy(policy: PolicyEngine, problems: readonly Problem[], o: EvalOptions): Promise<Record<string, number>> {
   const record: Record<string, number> = {};
   const indices = problems.flatMap((_, i) => new Array<number>(o.k).fill(i));
   for (let ti = 0; ti < o.temperatures.length; ti++) {

@@ -5,13 +5,10 @@
  * imperfect (arithmetic slips that reach the answer, repeated steps that overrun short limits),
  * with cross-entropy on the response tokens only.
  */
-import type { GpuRuntime } from '../gpu/runtime';
-import { setMatmulVariant } from '../gpu/kernels/matmul';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { ConfigError, validateModelConfig, type ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
-import { GpuPolicy } from '../model/policy';
-import { buildPolicyStep, type PolicyStep } from '../model/step';
+import type { Backend } from '../model/engine';
 import { buildDataset, encodePrompt, encodeResponse, FAMILIES, PAD_ID, VOCAB_SIZE, type Dataset, type TraceStyle } from '../tasks';
 import { Rng } from '../util/rng';
 import { TASK_FAMILIES, type TaskFamily } from './config';
@@ -145,7 +142,7 @@ export interface SftState {
 }
 
 export async function runSft(
-  rt: GpuRuntime,
+  backend: Backend,
   input: Partial<SftConfig>,
   hooks: {
     onStep?: (p: SftProgress) => void;
@@ -160,9 +157,8 @@ export async function runSft(
   resume?: Uint8Array,
 ): Promise<SftResult> {
   const cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>);
-  setMatmulVariant(rt, rt.adapter.isSoftware ? 'blocked4x4' : 'tiled64');
   const data = buildDataset({ seed: cfg.seed, families: cfg.families, difficulty: cfg.difficulty, trainSize: cfg.trainSize, testSize: cfg.testSize });
-  const policy = new GpuPolicy(rt, cfg.model, 'sft');
+  const policy = await backend.createPolicy(cfg.model, 'sft');
   policy.setParams(initParams(cfg.model, batchSeed(cfg.seed, 6)));
   policy.resetAdamState();
   let rng = new Rng(batchSeed(cfg.seed, 7));
@@ -187,7 +183,6 @@ export async function runSft(
     return encodeCheckpoint({ model: cfg.model, params: await policy.getParams(), adam, meta: { kind: 'magic-lab-base', sft: cfg, sftState, eval: ev } });
   };
   const ctx = cfg.model.contextLength;
-  const steps = new Map<number, PolicyStep>();
   const adamw = { lr: cfg.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: cfg.weightDecay, maxGradNorm: 1 };
   const evaluate = () =>
     evaluatePolicy(policy, data.test.slice(0, cfg.evalProblems), {
@@ -206,11 +201,6 @@ export async function runSft(
       seqs.push({ prompt: encodePrompt(p.prompt), response: encodeResponse(FAMILIES[p.family].trace(p, rng, cfg.style)) });
     }
     const T = bucket(Math.max(...seqs.map((s) => s.prompt.length + s.response.length)), ctx);
-    let s = steps.get(T);
-    if (!s) {
-      s = await buildPolicyStep(policy, cfg.batch, T, 1, { kind: 'ce' });
-      steps.set(T, s);
-    }
     const tok = new Uint32Array(cfg.batch * T).fill(PAD_ID);
     const tgt = new Uint32Array(cfg.batch * T).fill(PAD_ID);
     const mask = new Float32Array(cfg.batch * T);
@@ -225,12 +215,8 @@ export async function runSft(
         count++;
       }
     });
-    rt.write(s.plan.tokens, tok);
-    rt.write(s.plan.targets, tgt);
-    rt.write(s.mask, mask);
-    rt.write(s.weights, mask.map((m) => m / count));
-    s.run({ step, adamw: { ...adamw, lr: sftLearningRate(cfg, step) }, onPolicy: false });
-    const stats = await s.readStats();
+    const batch = { rows: cfg.batch, T, temperature: 1, tokens: tok, targets: tgt, mask, weights: mask.map((m) => m / count) };
+    const stats = await policy.update(batch, { kind: 'ce' }, { step, adamw: { ...adamw, lr: sftLearningRate(cfg, step) } });
     hooks.onStep?.({ step, loss: stats.loss, tokensPerS: (cfg.batch * T) / ((performance.now() - t0) / 1000) });
     if (cfg.evalEvery > 0 && step % cfg.evalEvery === 0 && step < cfg.steps) {
       const ev = await evaluate();
@@ -242,5 +228,6 @@ export async function runSft(
   hooks.onEval?.(cfg.steps, ev);
   const params = await policy.getParams();
   const checkpoint = await snapshot(cfg.steps, ev);
+  policy.destroy();
   return { params, eval: ev, data, checkpoint };
 }

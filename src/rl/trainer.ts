@@ -1,24 +1,20 @@
 /**
- * The MAGIC trainer: one `trainStep()` is one RL step of Skywork-OR1's recipe on the GPU —
+ * The MAGIC trainer: one `trainStep()` is one RL step of Skywork-OR1's recipe on a policy engine
+ * (WebGPU or the CPU engine, src/model/engine.ts) —
  *
  *   stage bookkeeping (multi-stage schedule, online filter at stage starts)
- *   → D_R prompts × G responses sampled on the GPU at τ (KV cache)
+ *   → D_R prompts × G responses sampled at τ (KV cache)
  *   → exact verifier rewards → group advantages (truncation masks) → rejection sampling
  *   → e_k and the adaptive entropy coefficient α_k → mini-batch updates (GRPO loss, AdamW)
  *   → controller update, metrics, periodic held-out evaluation.
  *
- * Everything random derives from (seed, step), and every GPU reduction is fixed-order, so a
- * run replays exactly on the same adapter, and `saveCheckpoint` / resume continues it as if it
+ * Everything random derives from (seed, step), and every reduction is fixed-order, so a run
+ * replays exactly on the same backend and adapter, and `saveCheckpoint` / resume continues it as if it
  * had never stopped. Used by the CLI (Node) and by the browser Worker alike.
  */
-import type { GpuRuntime } from '../gpu/runtime';
-import { setMatmulVariant } from '../gpu/kernels/matmul';
-import type { GrpoLossOptions } from '../gpu/kernels/loss';
-import type { AdamWOptions } from '../gpu/kernels/optimizer';
 import { crc32Label, decodeCheckpoint, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
 import { initParams } from '../model/init';
-import { GpuPolicy } from '../model/policy';
-import { buildPolicyStep, type PolicyStep, type StepStats } from '../model/step';
+import type { AdamWOptions, Backend, GrpoLossOptions, PolicyEngine, StepStats, UpdateBatch } from '../model/engine';
 import { maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
 import { Rng } from '../util/rng';
 import { computeAdvantages } from './advantage';
@@ -84,14 +80,13 @@ export interface TrainerInit {
 }
 
 export class MagicTrainer {
-  private stepCache = new Map<string, PolicyStep>();
   private order: number[] = [];
   private constructor(
-    readonly rt: GpuRuntime,
+    readonly backend: Backend,
     private cfg: RunConfig,
     readonly data: Dataset,
-    readonly policy: GpuPolicy,
-    private readonly ref: GpuPolicy | null,
+    readonly policy: PolicyEngine,
+    private readonly ref: PolicyEngine | null,
     private state: TrainerState,
   ) {
     this.order = this.shuffledPool(state.epoch);
@@ -124,7 +119,7 @@ export class MagicTrainer {
     return this.state.pool.length;
   }
 
-  static async create(rt: GpuRuntime, config: RunConfig, init: TrainerInit = {}): Promise<MagicTrainer> {
+  static async create(backend: Backend, config: RunConfig, init: TrainerInit = {}): Promise<MagicTrainer> {
     let cfg = validateRunConfig(config);
     let ckpt: CheckpointContents | null = init.checkpoint ? decodeCheckpoint(init.checkpoint, 'checkpoint') : null;
     const resumeState = ckpt?.meta.kind === 'magic-lab-run' ? (ckpt.meta.state as TrainerState) : null;
@@ -132,17 +127,15 @@ export class MagicTrainer {
     if (ckpt && JSON.stringify(ckpt.model) !== JSON.stringify(cfg.model)) {
       throw new Error(`checkpoint: its model ${JSON.stringify(ckpt.model)} does not match model ${JSON.stringify(cfg.model)} of the config`);
     }
-    // Fixed per adapter kind (not timed) so that a run replays bit for bit: the variants sum in different orders.
-    setMatmulVariant(rt, rt.adapter.isSoftware ? 'blocked4x4' : 'tiled64');
     const data = buildRunDataset(cfg);
-    const policy = new GpuPolicy(rt, cfg.model, 'actor');
+    const policy = await backend.createPolicy(cfg.model, 'actor');
     const start = ckpt?.params ?? initParams(cfg.model, batchSeed(cfg.seed, STREAM.init));
     policy.setParams(start);
     if (resumeState && ckpt?.adam) policy.setAdamState(ckpt.adam.m, ckpt.adam.v);
     else policy.resetAdamState();
-    let ref: GpuPolicy | null = null;
+    let ref: PolicyEngine | null = null;
     if (cfg.loss.kl.beta > 0) {
-      ref = new GpuPolicy(rt, cfg.model, 'reference');
+      ref = await backend.createPolicy(cfg.model, 'reference');
       ref.setParams(resumeState ? (ckpt!.meta.refParams ? Float32Array.from(ckpt!.meta.refParams as number[]) : start) : start);
     }
     let state: TrainerState;
@@ -166,7 +159,7 @@ export class MagicTrainer {
     }
     const cached = ckpt?.meta.kind !== 'magic-lab-run' ? (ckpt?.meta.offlineFilter as { key?: string; correct?: number[] } | undefined) : undefined;
     ckpt = null;
-    const trainer = new MagicTrainer(rt, cfg, data, policy, ref, state);
+    const trainer = new MagicTrainer(backend, cfg, data, policy, ref, state);
     trainer.startWeightsChecksum = crc32Label(new Uint8Array(start.buffer, start.byteOffset, start.byteLength));
     if (!resumeState && cfg.data.offlineFilter.enabled) {
       const usable = cached && cached.key === trainer.offlineFilterKey() && Array.isArray(cached.correct) && cached.correct.length === data.train.length;
@@ -237,7 +230,7 @@ export class MagicTrainer {
     return trackStages(this.cfg.stages, this.state.scoreHistory);
   }
 
-  /** Sequences per GPU generation call: the largest rollout batch of any stage, so one decode plan serves all. */
+  /** Sequences per generation call: the largest rollout batch of any stage, so one decode plan serves all. */
   private rolloutBatch(): number {
     let b = 1;
     this.cfg.stages.forEach((_, i) => {
@@ -280,17 +273,6 @@ export class MagicTrainer {
     }
     // Longer responses or bigger batches are fine: plans are built per shape on demand.
     this.cfg = next;
-  }
-
-  private async policyStep(rows: number, T: number, temperature: number): Promise<PolicyStep> {
-    const key = `${rows}x${T}`;
-    let s = this.stepCache.get(key);
-    if (!s) {
-      s = await buildPolicyStep(this.policy, rows, T, temperature, { kind: 'grpo', opts: this.lossOptions(0), useRef: this.ref !== null });
-      this.stepCache.set(key, s);
-    }
-    s.plan.setTemperature(temperature);
-    return s;
   }
 
   private lossOptions(alpha: number): GrpoLossOptions {
@@ -419,7 +401,6 @@ export class MagicTrainer {
   /** Mini-batch GRPO updates on the kept responses; returns per-optimizer-step stats. */
   private async update(kept: { roll: Rollout; adv: number }[], maxResponseLength: number, temperature: number, alpha: number, step: number) {
     const cfg = this.cfg;
-    const { rt } = this;
     const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + maxResponseLength;
     const G = resolveStage(cfg, this.status().stage).groupSize;
     const miniBatches = planMiniBatches({
@@ -433,11 +414,9 @@ export class MagicTrainer {
     const stats: StepStats[] = [];
     let tokens = 0;
     for (const mb of miniBatches) {
-      // Rows padded to a power-of-two number of groups so only a few plan shapes are ever built.
+      // Rows padded to a power-of-two number of groups so only a few batch shapes are ever built.
       const groupsInMb = Math.ceil(mb.length / G);
       const rows = G * (1 << Math.ceil(Math.log2(Math.max(1, groupsInMb))));
-      const s = await this.policyStep(rows, T, temperature);
-      s.setLossOptions(this.lossOptions(alpha));
       const tok = new Uint32Array(rows * T).fill(PAD_ID);
       const tgt = new Uint32Array(rows * T).fill(PAD_ID);
       const mask = new Float32Array(rows * T);
@@ -463,29 +442,14 @@ export class MagicTrainer {
         off += roll.response.length;
         tokens += seq.length;
       });
-      rt.write(s.plan.tokens, tok);
-      rt.write(s.plan.targets, tgt);
-      rt.write(s.mask, mask);
-      rt.write(s.advantages, adv);
-      rt.write(s.weights, weights);
-      if (!onPolicy) rt.write(s.oldLogp, old);
-      if (this.ref) await this.referenceLogp(s, tok, tgt, rows, T, temperature);
+      const batch: UpdateBatch = { rows, T, temperature, tokens: tok, targets: tgt, mask, weights, advantages: adv };
+      // On-policy (one mini-batch): π_old is this forward's own logp, so ρ ≡ 1 at the step.
+      if (!onPolicy) batch.oldLogp = old;
+      if (this.ref) batch.refLogp = (await this.ref.forward(tok, tgt, rows, T, temperature)).logp;
       this.state.adamStep++;
-      s.run({ step: this.state.adamStep, adamw: this.adamOptions(), onPolicy });
-      stats.push(await s.readStats());
+      stats.push(await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha) }, { step: this.state.adamStep, adamw: this.adamOptions() }));
     }
     return { stats, tokens };
-  }
-
-  /** log π_ref of the batch's tokens (KL term), from a forward pass of the frozen initial policy. */
-  private async referenceLogp(s: PolicyStep, tok: Uint32Array, tgt: Uint32Array, rows: number, T: number, temperature: number): Promise<void> {
-    const plan = await this.ref!.trainPlan(rows, T, temperature);
-    this.rt.write(plan.tokens, tok);
-    this.rt.write(plan.targets, tgt);
-    const enc = this.rt.device.createCommandEncoder();
-    this.rt.encode(enc, plan.forward);
-    enc.copyBufferToBuffer(plan.logp, 0, s.refLogp, 0, rows * T * 4);
-    this.rt.device.queue.submit([enc.finish()]);
   }
 
   private sampleRecords(step: number, groups: { prompt: number; rolls: Rollout[] }[], advantages: Float64Array, G: number, kept: Set<number>): SampleRecord[] {
@@ -536,7 +500,9 @@ export class MagicTrainer {
     return encodeCheckpoint({ model: this.cfg.model, params, adam, meta });
   }
 
+  /** Frees the policies' memory (the backend stays with its owner). */
   destroy(): void {
-    this.stepCache.clear();
+    this.policy.destroy();
+    this.ref?.destroy();
   }
 }

@@ -9,6 +9,7 @@
 import { acquireBrowserRuntime, webgpuMissingReason } from '../gpu/browser';
 import type { GpuRuntime } from '../gpu/runtime';
 import { decodeCheckpoint } from '../model/checkpoint';
+import { webgpuBackend } from '../model/gpu-engine';
 import { validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
 import type { SampleRecord, StepRecord } from '../rl/trainer-types';
@@ -199,7 +200,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
         note = `started from the base checkpoint ${msg.baseCheckpointUrl}`;
       } else note = `started from random init: ${base.why}`;
     } else note = 'started from random init';
-    const t = await MagicTrainer.create(runtime, config, { checkpoint, onProgress: (m) => postState(m) });
+    const t = await MagicTrainer.create(webgpuBackend(runtime), config, { checkpoint, onProgress: (m) => postState(m) });
     if (gen !== generation) {
       t.destroy();
       return;

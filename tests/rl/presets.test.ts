@@ -3,6 +3,7 @@
  * policy (so some groups earn mixed rewards and updates happen), each with the rule its
  * ablation changes checked on the step records.
  */
+import { webgpuBackend } from '../../src/model/gpu-engine';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { getPreset, presetNames } from '../../src/rl/config';
@@ -16,7 +17,7 @@ async function runAll(name: string, overrides: object = {}) {
   const rt = await gpu();
   const cfg = { ...getPreset(name), ...overrides };
   // More prompts per step than the tests' default so that mixed-reward groups occur.
-  const t = await MagicTrainer.create(rt, cfg, { checkpoint: BASE_TINY });
+  const t = await MagicTrainer.create(webgpuBackend(rt), cfg, { checkpoint: BASE_TINY });
   const results: TrainStepResult[] = [];
   while (!t.done) results.push(await t.trainStep());
   return { t, results, records: results.map((r) => r.record) };
@@ -84,7 +85,7 @@ describe('offline filter', () => {
     const rt = await gpu();
     const tiny = getPreset('magic-tiny');
     const cfg = { ...tiny, data: { ...tiny.data, trainSize: 40, testSize: 8, offlineFilter: { enabled: true, samples: 4 } } };
-    const fresh = await MagicTrainer.create(rt, cfg, { checkpoint: BASE_TINY });
+    const fresh = await MagicTrainer.create(webgpuBackend(rt), cfg, { checkpoint: BASE_TINY });
     const report = fresh.offlineReport!;
     expect(report.keep.length).toBeGreaterThan(0);
     expect(report.keep.length + report.droppedUnsolved + report.droppedSolved).toBe(40);
@@ -94,19 +95,19 @@ describe('offline filter', () => {
     const base = decodeCheckpoint(BASE_TINY);
     const withCache = encodeCheckpoint({ ...base, meta: { ...base.meta, offlineFilter: { key: fresh.offlineFilterKey(), correct: fresh.offlineCorrect } } });
     const messages: string[] = [];
-    const cachedRun = await MagicTrainer.create(rt, cfg, { checkpoint: withCache, onProgress: (m) => messages.push(m) });
+    const cachedRun = await MagicTrainer.create(webgpuBackend(rt), cfg, { checkpoint: withCache, onProgress: (m) => messages.push(m) });
     expect(messages.join('\n')).toMatch(/using the result stored in the base checkpoint/);
     expect(cachedRun.offlineReport).toEqual(report);
     // Another seed samples other prompts: the stored result does not apply and is recomputed.
     const other: string[] = [];
-    await MagicTrainer.create(rt, { ...cfg, seed: 2 }, { checkpoint: withCache, onProgress: (m) => other.push(m) });
+    await MagicTrainer.create(webgpuBackend(rt), { ...cfg, seed: 2 }, { checkpoint: withCache, onProgress: (m) => other.push(m) });
     expect(other.join('\n')).toMatch(/sampling 4 responses for each of 40 prompts/);
     // Other weights under the same meta (a re-run sft, an edited file): the stored result is stale and is recomputed.
     const nudged = Float32Array.from(base.params);
     nudged[0] += 1e-3;
     const otherWeights = encodeCheckpoint({ ...base, params: nudged, meta: { ...base.meta, offlineFilter: { key: fresh.offlineFilterKey(), correct: fresh.offlineCorrect } } });
     const stale: string[] = [];
-    await MagicTrainer.create(rt, cfg, { checkpoint: otherWeights, onProgress: (m) => stale.push(m) });
+    await MagicTrainer.create(webgpuBackend(rt), cfg, { checkpoint: otherWeights, onProgress: (m) => stale.push(m) });
     expect(stale.join('\n')).toMatch(/sampling 4 responses for each of 40 prompts/);
     expect(stale.join('\n')).not.toMatch(/using the result stored/);
   });
@@ -125,7 +126,7 @@ describe('shipped base checkpoint', () => {
         messages.push(m);
         if (/sampling/.test(m)) throw new Error(`${name}: the stored result does not match (${m}); rebuild it with \`magic-lab data filter --write\``);
       };
-      const t = await MagicTrainer.create(rt, getPreset(name), { checkpoint: base, onProgress: stop });
+      const t = await MagicTrainer.create(webgpuBackend(rt), getPreset(name), { checkpoint: base, onProgress: stop });
       expect(messages.join('\n'), name).toMatch(/using the result stored in the base checkpoint/);
       expect(t.poolSize, name).toBeGreaterThan(0);
       t.destroy();

@@ -1,4 +1,5 @@
 /** Supervised warm start: loss falls, the checkpoint is a base, and a saved warm start continues exactly. */
+import { webgpuBackend } from '../../src/model/gpu-engine';
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../../src/model/checkpoint';
 import { runSft, sftLearningRate, validateSftConfig } from '../../src/rl/sft';
@@ -20,7 +21,7 @@ describe('sft', () => {
   it('lowers the loss and writes a base checkpoint with its eval', async () => {
     const rt = await gpu();
     const losses: number[] = [];
-    const res = await runSft(rt, { ...TINY, steps: 30 }, { onStep: (p) => losses.push(p.loss) });
+    const res = await runSft(webgpuBackend(rt), { ...TINY, steps: 30 }, { onStep: (p) => losses.push(p.loss) });
     const first = losses.slice(0, 5).reduce((a, b) => a + b) / 5;
     const last = losses.slice(-5).reduce((a, b) => a + b) / 5;
     expect(last).toBeLessThan(first * 0.8);
@@ -33,14 +34,14 @@ describe('sft', () => {
   it('2 steps + resume + 2 steps gives the same weights as 4 steps (through the lr anneal)', async () => {
     const rt = await gpu();
     const cfg = { ...TINY, steps: 4, lrDecayStart: 1, lrFinal: 1e-3 };
-    const straight = await runSft(rt, cfg);
+    const straight = await runSft(webgpuBackend(rt), cfg);
     let snap: Uint8Array | null = null;
-    await runSft(rt, { ...cfg, evalEvery: 2 }, { onSnapshot: (step, bytes) => step === 2 && (snap = bytes) });
+    await runSft(webgpuBackend(rt), { ...cfg, evalEvery: 2 }, { onSnapshot: (step, bytes) => step === 2 && (snap = bytes) });
     expect(snap).not.toBeNull();
-    const resumed = await runSft(rt, cfg, {}, snap!);
+    const resumed = await runSft(webgpuBackend(rt), cfg, {}, snap!);
     expect(Array.from(resumed.params)).toEqual(Array.from(straight.params));
     // The anneal changes the result: a constant-lr run ends elsewhere.
-    const constant = await runSft(rt, { ...TINY, steps: 4 });
+    const constant = await runSft(webgpuBackend(rt), { ...TINY, steps: 4 });
     expect(Array.from(constant.params)).not.toEqual(Array.from(straight.params));
   });
 

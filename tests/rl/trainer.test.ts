@@ -1,4 +1,5 @@
 /** The trainer end to end on the GPU (tiny presets): steps, metrics, evaluation, checkpoints, replay. */
+import { webgpuBackend } from '../../src/model/gpu-engine';
 import { describe, expect, it } from 'vitest';
 import { getPreset, validateRunConfig } from '../../src/rl/config';
 import { MagicTrainer } from '../../src/rl/trainer';
@@ -10,7 +11,7 @@ const stripPerf = (r: Record<string, number>) => Object.fromEntries(Object.entri
 describe('MagicTrainer (magic-tiny)', () => {
   it('runs steps with every metric, evaluates, and finishes the schedule', async () => {
     const rt = await gpu();
-    const t = await MagicTrainer.create(rt, getPreset('magic-tiny'));
+    const t = await MagicTrainer.create(webgpuBackend(rt), getPreset('magic-tiny'));
     const res = await t.trainStep();
     for (const k of STEP_METRIC_KEY_LIST) expect(typeof res.record[k], k).toBe('number');
     expect(res.record.step).toBe(1);
@@ -38,14 +39,14 @@ describe('MagicTrainer (magic-tiny)', () => {
       update: { ...getPreset('magic-tiny').update, lr: 1e-2 },
       eval: { everySteps: 0, k: 2, temperatures: [1], testProblems: 2 },
     });
-    const a = await MagicTrainer.create(rt, cfg);
+    const a = await MagicTrainer.create(webgpuBackend(rt), cfg);
     const straight = [];
     for (let i = 0; i < 4; i++) straight.push(stripPerf((await a.trainStep()).record));
-    const b = await MagicTrainer.create(rt, cfg);
+    const b = await MagicTrainer.create(webgpuBackend(rt), cfg);
     const resumed = [];
     for (let i = 0; i < 2; i++) resumed.push(stripPerf((await b.trainStep()).record));
     const bytes = await b.saveCheckpoint();
-    const c = await MagicTrainer.create(rt, getPreset('grpo-tiny'), { checkpoint: bytes });
+    const c = await MagicTrainer.create(webgpuBackend(rt), getPreset('grpo-tiny'), { checkpoint: bytes });
     expect(c.step).toBe(2);
     expect(c.config).toEqual(cfg);
     for (let i = 0; i < 2; i++) resumed.push(stripPerf((await c.trainStep()).record));

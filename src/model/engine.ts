@@ -1,0 +1,101 @@
+/**
+ * One engine interface, two backends. The trainer, SFT, evaluation, the CLI and the Worker talk
+ * to a `PolicyEngine` (one policy: weights, AdamW moments, batched sampling, one update) made by
+ * a `Backend` — WebGPU (`src/model/policy.ts` on `src/gpu/`) or the CPU engine
+ * (`src/model/cpu-policy.ts` on the WebAssembly SIMD kernels of `src/cpu/`). Everything that
+ * crosses this interface is a plain typed array, so a backend owns its memory layout.
+ *
+ * Both backends compute the same math (each kernel is tested against the same float64 twin);
+ * they differ in summation order, so a run replays bit for bit on one backend (and, for the CPU
+ * engine, one thread count), and a checkpoint written by one resumes on the other (not bit-exact).
+ */
+import type { GrpoLossOptions } from '../gpu/kernels/loss';
+import type { AdamWOptions } from '../gpu/kernels/optimizer';
+import type { ModelConfig, ParamLayout } from './config';
+import type { GenerateRequest, GenerateResult } from './generate';
+import type { StepStats } from './step';
+
+export type { GrpoLossOptions } from '../gpu/kernels/loss';
+export type { AdamWOptions } from '../gpu/kernels/optimizer';
+export type { GenerateRequest, GenerateResult, FinishReason } from './generate';
+export type { StepStats } from './step';
+
+export type BackendName = 'webgpu' | 'wasm';
+/** What a user asks for: `auto` picks WebGPU on a hardware adapter, the CPU engine on a software adapter or none. */
+export type BackendChoice = BackendName | 'auto';
+export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'webgpu', 'wasm'];
+
+/** The loss of one update: GRPO policy loss (optionally with the KL term, which needs refLogp), or SFT cross-entropy. */
+export type UpdateLoss = { kind: 'grpo'; opts: GrpoLossOptions } | { kind: 'ce' };
+
+/** One mini-batch of `rows` sequences of `T` tokens, row-major [rows × T]. */
+export interface UpdateBatch {
+  rows: number;
+  T: number;
+  /** τ of the log-probs and entropies (the rollout temperature). */
+  temperature: number;
+  /** Input tokens. */
+  tokens: Uint32Array;
+  /** The token each position predicts (anything where mask is 0). */
+  targets: Uint32Array;
+  /** 1 on response tokens that enter the loss, else 0. */
+  mask: Float32Array;
+  /** Per-token aggregation weights (src/rl/aggregation.ts; for CE: mask / count). */
+  weights: Float32Array;
+  /** Per-token advantage Â (GRPO). */
+  advantages?: Float32Array;
+  /** log π_old per token (off-policy mini-batches); absent = on-policy: this forward's logp (ρ ≡ 1). */
+  oldLogp?: Float32Array;
+  /** log π_ref per token (KL term, β > 0). */
+  refLogp?: Float32Array;
+}
+
+export interface UpdateOptions {
+  /** AdamW step number t (bias correction), 1-based. */
+  step: number;
+  adamw: AdamWOptions;
+  /** false: gradients and stats only (no optimizer step). Default true. */
+  update?: boolean;
+}
+
+export interface PolicyEngine {
+  readonly backend: BackendName;
+  readonly cfg: ModelConfig;
+  readonly layout: ParamLayout;
+  setParams(flat: Float32Array): void;
+  getParams(): Promise<Float32Array>;
+  setAdamState(m: Float32Array, v: Float32Array): void;
+  getAdamState(): Promise<{ m: Float32Array; v: Float32Array }>;
+  resetAdamState(): void;
+  /** Batched sampling with a KV cache and the counter-based PRNG (same seed, same backend → same tokens). */
+  generate(req: GenerateRequest): Promise<GenerateResult>;
+  /** zero grads → forward → loss → backward → grad norm → clipped AdamW; returns the batch statistics. */
+  update(batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions): Promise<StepStats>;
+  /** Forward only: log-prob of each target and the full-distribution entropy at τ, [rows × T] each. */
+  forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }>;
+  /** Frees what the engine holds (buffers, worker threads). */
+  destroy(): void;
+}
+
+/** out[M×N] = op(A)·op(B), op(X) = Xᵀ when trans. */
+export interface MatmulShape {
+  M: number;
+  N: number;
+  K: number;
+  transA: boolean;
+  transB: boolean;
+}
+
+/** Makes policies on one device (a GPU adapter, or the CPU's cores). */
+export interface Backend {
+  readonly name: BackendName;
+  /** Human-readable: the adapter, or "CPU engine (WebAssembly SIMD, 2 threads)". */
+  readonly description: string;
+  /** Threads the CPU engine uses (1 for WebGPU). */
+  readonly threads: number;
+  /** `name` labels the policy's buffers (actor, reference, …). */
+  createPolicy(cfg: ModelConfig, name: string): Promise<PolicyEngine>;
+  /** GFLOP/s of this backend's matmul on one shape (median of `repeats`; a benchmark, not a test). */
+  matmulGflops?(shape: MatmulShape, repeats: number): Promise<number>;
+  destroy(): void;
+}

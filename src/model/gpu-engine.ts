@@ -1,0 +1,129 @@
+/**
+ * The WebGPU backend behind the engine interface: a `GpuPolicy` (recorded dispatch plans) with
+ * one `PolicyStep` per (loss, batch shape), built on first use and replayed after.
+ */
+import { matmulGflops, setMatmulVariant, type MatmulVariant } from '../gpu/kernels/matmul';
+import type { GpuRuntime } from '../gpu/runtime';
+import type { ModelConfig } from './config';
+import type { Backend, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
+import { generate, type GenerateRequest, type GenerateResult } from './generate';
+import { GpuPolicy } from './policy';
+import { buildPolicyStep, type PolicyStep, type StepStats } from './step';
+
+export class WebGpuPolicyEngine implements PolicyEngine {
+  readonly backend = 'webgpu' as const;
+  readonly gpu: GpuPolicy;
+  private steps = new Map<string, PolicyStep>();
+
+  constructor(
+    readonly rt: GpuRuntime,
+    readonly cfg: ModelConfig,
+    name: string,
+  ) {
+    this.gpu = new GpuPolicy(rt, cfg, name);
+  }
+
+  get layout() {
+    return this.gpu.layout;
+  }
+  setParams(flat: Float32Array): void {
+    this.gpu.setParams(flat);
+  }
+  getParams(): Promise<Float32Array> {
+    return this.gpu.getParams();
+  }
+  setAdamState(m: Float32Array, v: Float32Array): void {
+    this.gpu.setAdamState(m, v);
+  }
+  getAdamState(): Promise<{ m: Float32Array; v: Float32Array }> {
+    return this.gpu.getAdamState();
+  }
+  resetAdamState(): void {
+    this.gpu.resetAdamState();
+  }
+  generate(req: GenerateRequest): Promise<GenerateResult> {
+    return generate(this.gpu, req);
+  }
+
+  private async step(batch: UpdateBatch, loss: UpdateLoss): Promise<PolicyStep> {
+    const useRef = loss.kind === 'grpo' && batch.refLogp !== undefined;
+    const key = `${loss.kind}${useRef ? '+ref' : ''}:${batch.rows}x${batch.T}`;
+    let s = this.steps.get(key);
+    if (!s) {
+      s = await buildPolicyStep(this.gpu, batch.rows, batch.T, batch.temperature, loss.kind === 'grpo' ? { kind: 'grpo', opts: loss.opts, useRef } : { kind: 'ce' });
+      this.steps.set(key, s);
+    }
+    s.plan.setTemperature(batch.temperature);
+    if (loss.kind === 'grpo') s.setLossOptions(loss.opts);
+    return s;
+  }
+
+  async update(batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions): Promise<StepStats> {
+    checkBatch(batch);
+    const s = await this.step(batch, loss);
+    const { rt } = this;
+    rt.write(s.plan.tokens, batch.tokens);
+    rt.write(s.plan.targets, batch.targets);
+    rt.write(s.mask, batch.mask);
+    rt.write(s.weights, batch.weights);
+    if (batch.advantages) rt.write(s.advantages, batch.advantages);
+    if (batch.oldLogp) rt.write(s.oldLogp, batch.oldLogp);
+    if (batch.refLogp && loss.kind === 'grpo') rt.write(s.refLogp, batch.refLogp);
+    s.run({ step: o.step, adamw: o.adamw, onPolicy: !batch.oldLogp, update: o.update ?? true });
+    return s.readStats();
+  }
+
+  async forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }> {
+    const plan = await this.gpu.trainPlan(rows, T, temperature);
+    const { rt } = this;
+    rt.write(plan.tokens, tokens);
+    rt.write(plan.targets, targets);
+    const enc = rt.device.createCommandEncoder();
+    rt.encode(enc, plan.forward);
+    rt.device.queue.submit([enc.finish()]);
+    const [logp, entropy] = await Promise.all([rt.readF32(plan.logp, 0, rows * T), rt.readF32(plan.entropy, 0, rows * T)]);
+    return { logp, entropy };
+  }
+
+  destroy(): void {
+    this.steps.clear();
+  }
+}
+
+/** Every per-token array of an update batch has rows × T entries. */
+export function checkBatch(b: UpdateBatch): void {
+  const n = b.rows * b.T;
+  const arrays: [string, ArrayLike<number> | undefined][] = [
+    ['tokens', b.tokens],
+    ['targets', b.targets],
+    ['mask', b.mask],
+    ['weights', b.weights],
+    ['advantages', b.advantages],
+    ['oldLogp', b.oldLogp],
+    ['refLogp', b.refLogp],
+  ];
+  for (const [name, a] of arrays) if (a !== undefined && a.length !== n) throw new Error(`update batch: ${name} has ${a.length} entries, expected rows × T = ${n}`);
+}
+
+/**
+ * Policies on one WebGPU device. The matmul variant is fixed per adapter kind (not timed) so a
+ * run replays bit for bit: the variants sum in different orders.
+ */
+export interface WebGpuBackend extends Backend {
+  readonly name: 'webgpu';
+  readonly rt: GpuRuntime;
+}
+
+export function webgpuBackend(rt: GpuRuntime): WebGpuBackend {
+  const variant: MatmulVariant = rt.adapter.isSoftware ? 'blocked4x4' : 'tiled64';
+  setMatmulVariant(rt, variant);
+  return {
+    name: 'webgpu',
+    rt,
+    description: `WebGPU on ${rt.adapter.description}`,
+    threads: 1,
+    createPolicy: async (cfg, name) => new WebGpuPolicyEngine(rt, cfg, name),
+    matmulGflops: (shape, repeats) => matmulGflops(rt, variant, shape, repeats),
+    destroy: () => rt.destroy(),
+  };
+}

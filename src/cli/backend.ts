@@ -4,7 +4,7 @@
  * without a GPU the WebAssembly SIMD engine is several times faster than emulated WebGPU.
  */
 import { acquireNodeRuntime } from '../gpu/node';
-import { BACKEND_CHOICES, type Backend, type BackendChoice } from '../model/engine';
+import { BACKEND_CHOICES, resolveBackend, type Backend, type BackendChoice } from '../model/engine';
 import { webgpuBackend } from '../model/gpu-engine';
 import { UsageError, type FlagSpec } from './args';
 
@@ -26,13 +26,13 @@ async function cpuBackend(threads?: number): Promise<Backend> {
 export async function acquireBackend(choice: BackendChoice, opts: { threads?: number } = {}): Promise<Backend> {
   if (choice === 'wasm') return cpuBackend(opts.threads);
   if (choice === 'webgpu') return webgpuBackend(await acquireNodeRuntime());
-  let rt;
+  let rt = null;
   try {
     rt = await acquireNodeRuntime();
   } catch {
-    return cpuBackend(opts.threads); // no adapter at all
+    // no adapter at all: the CPU engine
   }
-  if (!rt.adapter.isSoftware) return webgpuBackend(rt);
-  rt.destroy();
+  if (rt && resolveBackend(choice, rt.adapter) === 'webgpu') return webgpuBackend(rt);
+  rt?.destroy();
   return cpuBackend(opts.threads);
 }

@@ -25,6 +25,16 @@ export type BackendName = 'webgpu' | 'wasm';
 export type BackendChoice = BackendName | 'auto';
 export const BACKEND_CHOICES: readonly BackendChoice[] = ['auto', 'webgpu', 'wasm'];
 
+/**
+ * The `auto` rule: WebGPU on a hardware adapter; the CPU engine where the only adapter is a
+ * software one (SwiftShader runs WebGPU at ~1 GFLOP/s on the CPU, the CPU engine ~10× faster) or
+ * where there is none. An explicit choice is kept (the caller reports it if unavailable).
+ */
+export function resolveBackend(choice: BackendChoice, adapter: { isSoftware: boolean } | null): BackendName {
+  if (choice !== 'auto') return choice;
+  return adapter && !adapter.isSoftware ? 'webgpu' : 'wasm';
+}
+
 /** The loss of one update: GRPO policy loss (optionally with the KL term, which needs refLogp), or SFT cross-entropy. */
 export type UpdateLoss = { kind: 'grpo'; opts: GrpoLossOptions } | { kind: 'ce' };
 

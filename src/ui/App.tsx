@@ -36,13 +36,13 @@ export function App() {
         </div>
         {device.status === 'starting' && (
           <p data-testid="device-status" className="hint">
-            Starting WebGPU…
+            Starting the engine…
           </p>
         )}
       </header>
       <Banners />
-      {device.status === 'no-webgpu' || device.status === 'error' ? (
-        <NoWebGpu reason={device.status === 'no-webgpu' ? device.reason : device.message} />
+      {device.status === 'no-engine' || device.status === 'error' ? (
+        <NoWebGpu reason={device.status === 'no-engine' ? device.reason : device.message} />
       ) : (
         <div className="layout">
           <aside className="left">
@@ -61,7 +61,7 @@ export function App() {
           <aside className="right">
             <RunsPanel />
             <CheckpointPanel />
-            {device.status === 'ready' && <DeviceInfo adapter={device.adapter} />}
+            {device.status === 'ready' && <DeviceInfo engine={device.engine} />}
           </aside>
         </div>
       )}

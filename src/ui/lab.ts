@@ -11,7 +11,8 @@ import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun } fr
 import { downloadBlob, safeFileName } from './lib/download';
 import { parseRunFile, runToCsv, runToJsonl, type RunData } from './lib/runfile';
 import { staggerQueue } from './lib/stagger';
-import { setupFromUrl, urlSearchFor } from './lib/url';
+import { backendFromUrl, setupFromUrl, urlSearchFor, withBackend } from './lib/url';
+import type { BackendChoice } from '../worker/protocol';
 import { isLive, useLab } from './store';
 
 let client: LabClient | null = null;
@@ -45,10 +46,10 @@ function onMessage(m: FromWorker) {
   const s = get();
   switch (m.type) {
     case 'ready':
-      s.setDevice({ status: 'ready', adapter: m.adapter });
+      s.setDevice({ status: 'ready', engine: m.engine });
       break;
-    case 'no-webgpu':
-      s.setDevice({ status: 'no-webgpu', reason: m.reason });
+    case 'no-engine':
+      s.setDevice({ status: 'no-engine', reason: m.reason });
       break;
     case 'error':
       if (s.device.status === 'starting') s.setDevice({ status: 'error', message: m.message });
@@ -137,7 +138,9 @@ export async function startLab(): Promise<() => void> {
   const unsubscribeUrl = syncUrl();
   const mine = new LabClient(onMessage);
   client = mine;
-  mine.send({ type: 'init' });
+  const backend = backendFromUrl(location.search);
+  get().setBackendChoice(backend);
+  mine.send({ type: 'init', backend });
   try {
     const runs = await dbAllRuns();
     for (const r of runs) get().addRun(r);
@@ -156,6 +159,17 @@ export async function startLab(): Promise<() => void> {
 
 // ---------------------------------------------------------------------------------------------
 // Actions
+
+/** Switches the engine (stops a live run: its last checkpoint stays, and it resumes on the new engine). */
+export function setBackend(choice: BackendChoice): void {
+  const s = get();
+  if (choice === s.backendChoice && s.device.status === 'ready') return;
+  s.setBackendChoice(choice);
+  s.setDevice({ status: 'starting' });
+  const search = withBackend(location.search, choice);
+  if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
+  send({ type: 'init', backend: choice });
+}
 
 function send(m: ToWorker, transfer?: Transferable[]) {
   if (!client) throw new Error('the lab Worker is not running');

@@ -1,6 +1,6 @@
 /**
  * The one zustand store of the page. Slices:
- *  - device: the adapter (or why WebGPU is missing);
+ *  - device: the engine the Worker trains on (WebGPU or the CPU engine), or why none works;
  *  - config: the preset, the draft RunConfig being edited and its validation error;
  *  - runs: every run (config + metrics), the active run, the overlay selection;
  *  - live: the Worker's run state, the latest rollout samples;
@@ -8,17 +8,16 @@
  * The store is pure (no Worker, no IndexedDB): lab.ts wires those to it.
  */
 import { create } from 'zustand';
-import type { AdapterSummary } from '../gpu/runtime';
 import { getPreset, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
-import type { RunState } from '../worker/protocol';
+import type { BackendChoice, EngineSummary, RunState } from '../worker/protocol';
 import { setPath } from './lib/fields';
 import type { RunData } from './lib/runfile';
 
 export type DeviceState =
   | { status: 'starting' }
-  | { status: 'ready'; adapter: AdapterSummary }
-  | { status: 'no-webgpu'; reason: string }
+  | { status: 'ready'; engine: EngineSummary }
+  | { status: 'no-engine'; reason: string }
   | { status: 'error'; message: string };
 
 export type TokenColour = 'none' | 'entropy' | 'logp';
@@ -88,6 +87,9 @@ export interface UiSlice {
 export interface LabStore extends ConfigSlice, RunsSlice, LiveSlice, UiSlice {
   device: DeviceState;
   setDevice(d: DeviceState): void;
+  /** The engine the page asks the Worker for (in the URL as backend=, omitted for auto). */
+  backendChoice: BackendChoice;
+  setBackendChoice(c: BackendChoice): void;
 }
 
 function validationError(cfg: RunConfig): string | null {
@@ -108,6 +110,8 @@ export const createLabStore = (preset = 'magic') =>
   create<LabStore>((set) => ({
     device: { status: 'starting' },
     setDevice: (device) => set({ device }),
+    backendChoice: 'auto',
+    setBackendChoice: (backendChoice) => set({ backendChoice }),
 
     // config
     preset,

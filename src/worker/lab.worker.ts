@@ -1,20 +1,19 @@
 /// <reference lib="webworker" />
 /**
- * The Worker that owns the WebGPU device and the trainer (training never blocks the page's
+ * The Worker that owns the engine (WebGPU device or CPU engine) and the trainer (training never blocks the page's
  * main thread). Commands from the page are handled in order; the training loop runs between
  * them, one `trainStep()` at a time, and yields to the message queue after every step, so
  * pause / step / set-stages / save-checkpoint take effect at the next step boundary.
  * Step records are sent in batches (at most every FLUSH_MS), not one message per step.
  */
-import { acquireBrowserRuntime, webgpuMissingReason } from '../gpu/browser';
-import type { GpuRuntime } from '../gpu/runtime';
 import { decodeCheckpoint } from '../model/checkpoint';
-import { webgpuBackend } from '../model/gpu-engine';
+import type { Backend, BackendChoice } from '../model/engine';
 import { validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
 import type { SampleRecord, StepRecord } from '../rl/trainer-types';
 import { DrawGate } from './drawgate';
-import type { FromWorker, RunState, ToWorker } from './protocol';
+import { acquireWorkerBackend } from './engine';
+import type { EngineSummary, FromWorker, RunState, ToWorker } from './protocol';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
@@ -25,7 +24,10 @@ const FLUSH_MS = 400;
 /** Longest wait for the page to draw a batch before the next step (software adapters only). */
 const DRAW_WAIT_MAX_MS = 2000;
 
-let runtime: GpuRuntime | null = null;
+let backend: Backend | null = null;
+let engine: EngineSummary | null = null;
+/** The engine the page asked for last (init), used when a start finds none open. */
+let engineChoice: BackendChoice = 'auto';
 let trainer: MagicTrainer | null = null;
 let runId: string | null = null;
 let state: RunState = 'idle';
@@ -120,7 +122,7 @@ async function loop() {
       if (ev) post({ type: 'eval', runId, record: ev });
       if ((every > 0 && trainer.step % every === 0) || trainer.done) await saveAndPost();
       // GPU emulated on the CPU: let the page draw this batch before the next step takes the cores.
-      if (drawn && running && !trainer.done && runtime?.adapter.isSoftware) {
+      if (drawn && running && !trainer.done && engine?.cpuBound) {
         post({ type: 'sync', id: drawGate.request() });
         await drawGate.wait(DRAW_WAIT_MAX_MS);
       } else await yieldToMessages();
@@ -163,6 +165,17 @@ async function fetchBase(url: string, config: RunConfig): Promise<{ bytes: Uint8
   }
 }
 
+/** Closes the open engine (if any) and opens `choice`. */
+async function openEngine(choice: BackendChoice) {
+  backend?.destroy();
+  backend = null;
+  engine = null;
+  engineChoice = choice;
+  const opened = await acquireWorkerBackend(choice);
+  backend = opened.backend;
+  engine = opened.summary;
+}
+
 async function stopRun() {
   generation++;
   drawGate.cancel();
@@ -189,7 +202,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
   running = !msg.paused;
   postState();
   try {
-    runtime ??= await acquireBrowserRuntime();
+    if (!backend) await openEngine(engineChoice);
     const config = validateRunConfig(msg.config);
     let checkpoint: Uint8Array | undefined;
     if (msg.checkpoint) checkpoint = new Uint8Array(msg.checkpoint);
@@ -200,7 +213,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
         note = `started from the base checkpoint ${msg.baseCheckpointUrl}`;
       } else note = `started from random init: ${base.why}`;
     } else note = 'started from random init';
-    const t = await MagicTrainer.create(webgpuBackend(runtime), config, { checkpoint, onProgress: (m) => postState(m) });
+    const t = await MagicTrainer.create(backend!, config, { checkpoint, onProgress: (m) => postState(m) });
     if (gen !== generation) {
       t.destroy();
       return;
@@ -226,13 +239,22 @@ let queue: Promise<void> = Promise.resolve();
 async function handle(msg: ToWorker) {
   switch (msg.type) {
     case 'init': {
-      const missing = webgpuMissingReason();
-      if (missing) return post({ type: 'no-webgpu', reason: missing });
+      const choice = msg.backend ?? 'auto';
       try {
-        runtime ??= await acquireBrowserRuntime();
-        post({ type: 'ready', adapter: runtime.adapter });
+        if (!backend || engineChoice !== choice) {
+          await stopRun();
+          if (runId) {
+            runId = null;
+            state = 'idle';
+            note = undefined;
+            postState();
+          }
+          await openEngine(choice);
+        }
+        post({ type: 'ready', engine: engine! });
       } catch (e) {
-        post({ type: 'no-webgpu', reason: errMsg(e) });
+        engineChoice = choice;
+        post({ type: 'no-engine', reason: errMsg(e) });
       }
       return;
     }

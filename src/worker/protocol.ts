@@ -1,17 +1,40 @@
 /**
- * Typed messages between the UI and the Worker that owns the GPU device and the trainer.
+ * Typed messages between the UI and the Worker that owns the engine (GPU device or CPU engine) and the trainer.
  * The UI never imports src/gpu (only types); everything it learns about the device and the
  * run arrives through these messages. Metrics are sent in batches, not one message per token.
  */
 import type { AdapterSummary } from '../gpu/runtime';
+import type { BackendChoice, BackendName } from '../model/engine';
 import type { RunConfig, StageConfig } from '../rl/config';
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
+
+export type { BackendChoice, BackendName } from '../model/engine';
+export { BACKEND_CHOICES } from '../model/engine';
+
+/** The engine the Worker trains on, as the page shows it. */
+export interface EngineSummary {
+  backend: BackendName;
+  /** What was asked for (auto, webgpu, wasm). */
+  choice: BackendChoice;
+  /** "WebGPU on <adapter>" or "CPU engine (WebAssembly SIMD, N threads)". */
+  description: string;
+  threads: number;
+  /** The WebGPU adapter when the engine is WebGPU. */
+  adapter: AdapterSummary | null;
+  /** The engine computes on the CPU (CPU engine, or WebGPU on a software adapter): the page must get its turns to draw. */
+  cpuBound: boolean;
+  /** Why `auto` did not pick WebGPU, when it did not. */
+  note?: string;
+}
 
 export type RunState = 'idle' | 'starting' | 'running' | 'paused' | 'done' | 'error';
 
 export type ToWorker =
-  /** Acquire the device; answered by ready / no-webgpu. */
-  | { type: 'init' }
+  /**
+   * Open the engine (default `auto`: WebGPU on a hardware adapter, else the CPU engine); answered
+   * by ready / no-engine. Sent again with another choice, it stops any run and switches engines.
+   */
+  | { type: 'init'; backend?: BackendChoice }
   /**
    * Start a new run with this config (validated in the Worker). `checkpoint` (a .mlck file's
    * bytes) resumes a run saved by `save-checkpoint`, or warm-starts from base weights; without
@@ -32,8 +55,9 @@ export type ToWorker =
   | { type: 'drawn'; id: number };
 
 export type FromWorker =
-  | { type: 'ready'; adapter: AdapterSummary }
-  | { type: 'no-webgpu'; reason: string }
+  | { type: 'ready'; engine: EngineSummary }
+  /** Neither WebGPU nor the CPU engine (WebAssembly SIMD) works here, or the chosen one does not. */
+  | { type: 'no-engine'; reason: string }
   | { type: 'state'; runId: string | null; state: RunState; step: number; stage: number; message?: string }
   /**
    * The config the trainer actually runs with, sent once after `start` when it differs from the

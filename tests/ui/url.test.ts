@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset, presetNames } from '../../src/rl/config';
-import { setupFromUrl, urlSearchFor } from '../../src/ui/lib/url';
+import { backendFromUrl, setupFromUrl, urlSearchFor, withBackend } from '../../src/ui/lib/url';
 
 describe('config in the URL', () => {
   it('round-trips every preset unchanged', () => {
@@ -43,5 +43,23 @@ describe('config in the URL', () => {
     expect(unknown.error).toMatch(/unknown preset "nope"/);
     const typo = setupFromUrl('?preset=magic-tiny&los.epsLow=0.1');
     expect(typo.error).toMatch(/los/);
+  });
+});
+
+describe('backend= in the URL', () => {
+  it('reads the engine choice, auto when absent or unknown', () => {
+    expect(backendFromUrl('?preset=magic&backend=wasm')).toBe('wasm');
+    expect(backendFromUrl('?backend=webgpu')).toBe('webgpu');
+    expect(backendFromUrl('?preset=magic')).toBe('auto');
+    expect(backendFromUrl('?backend=cuda')).toBe('auto');
+  });
+  it('writes it, dropping it for auto, and keeps it through config edits', () => {
+    expect(withBackend('?preset=magic', 'wasm')).toBe('?preset=magic&backend=wasm');
+    expect(withBackend('?preset=magic&backend=wasm', 'auto')).toBe('?preset=magic');
+    expect(withBackend('?backend=wasm', 'auto')).toBe('');
+    const search = urlSearchFor(getPreset('grpo'), 'grpo', '?preset=magic&backend=webgpu');
+    expect(new URLSearchParams(search).get('backend')).toBe('webgpu');
+    // A page parameter is not a config field: the setup still decodes.
+    expect(setupFromUrl(search).error).toBeNull();
   });
 });

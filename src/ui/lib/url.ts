@@ -2,10 +2,26 @@
  * The page URL carries the preset and the config (as a diff to the preset) so a link
  * reproduces the setup. An invalid URL yields ONE clear error and the preset (or MAGIC).
  */
+import { BACKEND_CHOICES, type BackendChoice } from '../../worker/protocol';
 import { DEFAULT_PRESET, decodeConfigFromUrlParams, encodeConfigToUrlParams, getPreset, PRESET_PARAM, PRESETS, type RunConfig } from '../../rl/config';
 
-/** URL parameters that belong to the page, not the config. */
-export const PAGE_PARAMS = ['run'] as const;
+/** URL parameters that belong to the page, not the config (backend: auto, webgpu or wasm). */
+export const PAGE_PARAMS = ['run', 'backend'] as const;
+
+/** The engine asked for by the URL's backend= (auto when absent or unknown). */
+export function backendFromUrl(search: string): BackendChoice {
+  const v = new URLSearchParams(search).get('backend');
+  return v !== null && (BACKEND_CHOICES as readonly string[]).includes(v) ? (v as BackendChoice) : 'auto';
+}
+
+/** `search` with backend= set to `choice` (removed for auto). */
+export function withBackend(search: string, choice: BackendChoice): string {
+  const params = new URLSearchParams(search);
+  if (choice === 'auto') params.delete('backend');
+  else params.set('backend', choice);
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
 
 export interface UrlSetup {
   preset: string;

@@ -4,21 +4,27 @@
  * keys on either backend. Medians after warm-up;
  * a benchmark, not a test — compare figures measured in one run.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { chooseMatmulVariant, type MatmulVariant } from '../gpu/kernels/matmul';
 import { validateModelConfig } from '../model/config';
 import { initParams } from '../model/init';
-import type { BackendName, MatmulShape } from '../model/engine';
+import { decodeCheckpoint } from '../model/checkpoint';
+import type { Backend, BackendChoice, BackendName, MatmulShape } from '../model/engine';
 import type { WebGpuBackend } from '../model/gpu-engine';
 import { trainMatmulShapes } from '../model/policy';
+import { getPreset } from '../rl/config';
+import { MagicTrainer } from '../rl/trainer';
 import { Rng } from '../util/rng';
 import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
+import { DEFAULT_BASE } from './train';
 
 export const BENCH_FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string', help: 'model/batch size, e.g. vocab=32,ctx=64,dModel=64,layers=2,heads=4,batch=16' },
   json: { type: 'string', help: 'also write the results as JSON to this file' },
   steps: { type: 'int', min: 1, help: 'timed train steps (default 10)' },
+  'rl-steps': { type: 'int', min: 2, help: "also time this many RL steps of the magic preset from the shipped base (the trainer's perf/step_s; median after the first)" },
+  compare: { type: 'bool', help: 'run WebGPU and the CPU engine one after the other and print the ratios (cpu / webgpu)' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
   help: { type: 'bool', help: 'show this help' },
@@ -44,15 +50,65 @@ export interface BenchResult {
   matmul: { gflops: number; shapes: number; largest: { shape: string; gflops: number }; variants?: Record<MatmulVariant, number>; chosen?: MatmulVariant };
   train_step: { median_ms: number; tokens_per_s: number; steps: number };
   sampling: { tokens_per_s: number; sequences: number; tokens: number; median_ms: number };
+  /** With --rl-steps: one RL step of the magic preset (rollouts, rewards, update), seconds. */
+  rl_step?: { preset: string; steps: number; median_s: number; first_s: number };
 }
 
-export async function bench(argv: string[], log: (s: string) => void = console.log): Promise<BenchResult> {
+/** --compare: both backends measured in one run, and CPU engine / WebGPU ratios (> 1: the CPU engine is faster). */
+export interface BenchComparison {
+  runs: BenchResult[];
+  ratios: { train_step: number; sampling: number; matmul: number; rl_step?: number };
+}
+
+export async function bench(argv: string[], log: (s: string) => void = console.log): Promise<BenchResult | BenchComparison> {
   const flags = parseFlags(argv, BENCH_FLAGS, 'bench');
+  if (flags.compare && flags.backend !== undefined) throw new UsageError('--compare runs both backends: it cannot be combined with --backend');
+  const choice = parseBackendChoice(flags.backend);
+  if (!flags.compare) {
+    const r = await benchBackend(flags, choice, log);
+    if (flags.json) writeFileSync(String(flags.json), JSON.stringify(r, null, 2) + '\n');
+    return r;
+  }
+  const runs = [await benchBackend(flags, 'webgpu', log), await benchBackend(flags, 'wasm', log)];
+  const [g, w] = runs;
+  const ratios: BenchComparison['ratios'] = {
+    train_step: w.train_step.tokens_per_s / g.train_step.tokens_per_s,
+    sampling: w.sampling.tokens_per_s / g.sampling.tokens_per_s,
+    matmul: w.matmul.gflops / g.matmul.gflops,
+  };
+  if (g.rl_step && w.rl_step) ratios.rl_step = g.rl_step.median_s / w.rl_step.median_s;
+  log('');
+  log('| CPU engine / WebGPU, measured in this run | ratio |');
+  log('| --- | --- |');
+  for (const [k, v] of Object.entries(ratios)) log(`| ${k === 'rl_step' ? 'RL step (magic preset), speed' : k} | ${v.toFixed(2)}× |`);
+  const out: BenchComparison = { runs, ratios };
+  if (flags.json) writeFileSync(String(flags.json), JSON.stringify(out, null, 2) + '\n');
+  return out;
+}
+
+async function benchRlSteps(backend: Backend, n: number, log: (s: string) => void): Promise<NonNullable<BenchResult['rl_step']>> {
+  const config = getPreset('magic');
+  let checkpoint: Uint8Array | undefined;
+  if (existsSync(DEFAULT_BASE)) {
+    const bytes = new Uint8Array(readFileSync(DEFAULT_BASE));
+    if (JSON.stringify(decodeCheckpoint(bytes, DEFAULT_BASE).model) === JSON.stringify(config.model)) checkpoint = bytes;
+  }
+  const trainer = await MagicTrainer.create(backend, { ...config, eval: { ...config.eval, everySteps: 0 } }, { checkpoint });
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await trainer.trainStep();
+    times.push(r.record['perf/step_s']);
+    log(`  rl step ${i + 1}/${n}: ${r.record['perf/step_s'].toFixed(2)} s`);
+  }
+  trainer.destroy();
+  return { preset: 'magic', steps: n, median_s: median(times.slice(1)), first_s: times[0] };
+}
+
+async function benchBackend(flags: Record<string, unknown>, choice: BackendChoice, log: (s: string) => void): Promise<BenchResult> {
   const kv = flags.config ? parseKeyValues(String(flags.config), CONFIG_KEYS, '--config') : {};
   const c = { ...DEFAULT_BENCH, ...kv };
   if (c.batch < 1) throw new UsageError('--config: batch must be at least 1');
   const steps = (flags.steps as number | undefined) ?? 10;
-  const choice = parseBackendChoice(flags.backend);
   let cfg;
   try {
     cfg = validateModelConfig({ vocabSize: c.vocab, contextLength: c.ctx, nLayers: c.layers, dModel: c.dModel, nHeads: c.heads, mlpRatio: c.mlpRatio });
@@ -153,7 +209,11 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
     if (matmul.variants) for (const [v, g] of Object.entries(matmul.variants)) log(`| WebGPU matmul variant ${v}, all shapes | ${f(g)} GFLOP/s${v === matmul.chosen ? ' (fastest)' : ''} |`);
     log(`| train_step (fwd + GRPO loss + bwd + AdamW), ${B}×${T} tokens | ${f(stepMs)} ms median, ${f(result.train_step.tokens_per_s)} tokens/s |`);
     log(`| sampling, ${B} sequences, up to ${T - 1} tokens each (${generated} generated) | ${f(result.sampling.tokens_per_s)} tokens/s (${f(sampleMs)} ms) |`);
-    if (flags.json) writeFileSync(String(flags.json), JSON.stringify(result, null, 2) + '\n');
+    const rl = flags['rl-steps'] as number | undefined;
+    if (rl) {
+      result.rl_step = await benchRlSteps(backend, rl, log);
+      log(`| RL step, magic preset from the shipped base (median of steps 2–${rl}) | ${f(result.rl_step.median_s)} s (first ${f(result.rl_step.first_s)} s) |`);
+    }
     return result;
   } finally {
     backend.destroy();

@@ -1,0 +1,225 @@
+/**
+ * What one sweep run measured: parses a run's metrics.jsonl (step records and periodic eval
+ * records, as `magic-lab train` writes them) and reduces it, with the run's two precise
+ * evaluations, to the scalar metrics the sweep compares (RUN_METRICS) and the curves it plots
+ * (CURVE_METRICS). Pure: the runner reads the files.
+ */
+import { avgAtKSamplingSE, mean, normalizedArea } from './stats';
+
+/** One metrics.jsonl record with nulls (JSON's NaN) turned back into NaN. */
+export type Row = Record<string, number> & { step: number };
+
+export interface ParsedMetrics {
+  /** Step records by ascending step (a step written twice, e.g. recomputed after a resume, keeps the last). */
+  steps: Row[];
+  /** Eval records by ascending step, deduplicated the same way. */
+  evals: Row[];
+}
+
+function dedupe(rows: Row[]): Row[] {
+  const by = new Map<number, Row>();
+  for (const r of rows) by.set(r.step, r);
+  return [...by.values()].sort((a, b) => a.step - b.step);
+}
+
+export function parseMetricsJsonl(text: string): ParsedMetrics {
+  const steps: Row[] = [];
+  const evals: Row[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const obj = JSON.parse(line) as Record<string, unknown>;
+    const row = {} as Row;
+    for (const [k, v] of Object.entries(obj)) {
+      if (k === 'type') continue;
+      row[k] = typeof v === 'number' ? v : v === null ? NaN : Number(v);
+    }
+    if (typeof obj.step !== 'number') continue;
+    (obj.type === 'eval' ? evals : steps).push(row);
+  }
+  return { steps: dedupe(steps), evals: dedupe(evals) };
+}
+
+/** The two evaluation temperatures of the paper, as they appear in keys. */
+export const TEMPERATURES = ['1.0', '0.6'] as const;
+export type TemperatureLabel = (typeof TEMPERATURES)[number];
+
+export type MetricUnit = 'accuracy' | 'fraction' | 'nats' | 'tokens' | 'seconds' | 'steps' | 'length';
+
+export interface MetricDef {
+  id: string;
+  label: string;
+  unit: MetricUnit;
+  /** How it is computed, for the reports. */
+  how: string;
+}
+
+const T = (t: TemperatureLabel) => `τ = ${t}`;
+
+/** The scalar metrics of one run (ids are stable: findings and reports refer to them). */
+export const RUN_METRICS: readonly MetricDef[] = [
+  ...TEMPERATURES.flatMap((t): MetricDef[] => [
+    { id: `start/avg/t${t}`, label: `start avg@k ${T(t)}`, unit: 'accuracy', how: `precise avg@k of the start weights at ${T(t)}` },
+    { id: `final/avg/t${t}`, label: `final avg@k ${T(t)}`, unit: 'accuracy', how: `precise avg@k of the final checkpoint at ${T(t)}` },
+    { id: `gain/avg/t${t}`, label: `gain avg@k ${T(t)}`, unit: 'accuracy', how: `final − start precise avg@k at ${T(t)} (same problems, same eval seed)` },
+    { id: `final/pass/t${t}`, label: `final pass@k ${T(t)}`, unit: 'accuracy', how: `precise unbiased pass@k of the final checkpoint at ${T(t)}` },
+    { id: `final/truncation/t${t}`, label: `final truncated ${T(t)}`, unit: 'fraction', how: `share of the precise evaluation's responses cut at the max length, ${T(t)}` },
+    { id: `auc/avg/t${t}`, label: `area under held-out avg@k ${T(t)}`, unit: 'accuracy', how: `trapezoid area under the periodic held-out evals (val/avg@k, ${T(t)}) over steps ÷ the step range: the mean accuracy during training` },
+  ]),
+  { id: 'entropy/mean', label: 'entropy, whole run', unit: 'nats', how: 'mean of actor/entropy over every step' },
+  { id: 'entropy/first_half', label: 'entropy, first half', unit: 'nats', how: 'mean of actor/entropy over steps ≤ S/2 (S = the run\'s last step)' },
+  { id: 'entropy/second_half', label: 'entropy, second half', unit: 'nats', how: 'mean of actor/entropy over steps > S/2' },
+  { id: 'truncation/mean', label: 'truncated (train)', unit: 'fraction', how: 'mean of response_length/clip_ratio over steps' },
+  { id: 'response_length/mean', label: 'response length (train)', unit: 'length', how: 'mean of response_length/mean over steps' },
+  { id: 'tokens', label: 'tokens', unit: 'tokens', how: 'Σ over steps of perf/tokens_per_s × perf/step_s: prompt + response tokens generated plus tokens trained' },
+  { id: 'wall_s', label: 'train time', unit: 'seconds', how: 'the last step record\'s time_ms (the trainer\'s clock: training without evaluations, kept across resumes)' },
+  { id: 'steps', label: 'steps', unit: 'steps', how: 'the last step recorded' },
+];
+
+export const RUN_METRIC_IDS: readonly string[] = RUN_METRICS.map((m) => m.id);
+export function metricDef(id: string): MetricDef {
+  const d = RUN_METRICS.find((m) => m.id === id);
+  if (!d) throw new RangeError(`unknown run metric ${JSON.stringify(id)} (known: ${RUN_METRIC_IDS.join(', ')})`);
+  return d;
+}
+
+/** Step-record keys plotted as curves (the eval curves are added per k: val/avg@k/t1.0, val/avg@k/t0.6). */
+export const STEP_CURVE_KEYS = ['actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio'] as const;
+
+/** Number of windows the entropy trajectory is cut into. */
+export const ENTROPY_WINDOWS = 10;
+
+/** One precise evaluation: the record `magic-lab eval` returned and what it was asked for. */
+export interface PreciseEval {
+  record: Record<string, number>;
+  problems: number;
+  k: number;
+  seed: number;
+}
+
+export interface RunInput {
+  preset: string;
+  seed: number;
+  metrics: ParsedMetrics;
+  /** null when the run started from random init (no start weights to evaluate). */
+  start: PreciseEval | null;
+  final: PreciseEval;
+}
+
+export interface EntropyWindow {
+  /** Steps (from, to]. */
+  from: number;
+  to: number;
+  mean: number;
+}
+
+export interface RunMetrics {
+  values: Record<string, number>;
+  /** Standard error of each precise accuracy (sampling SE bound, see stats.avgAtKSamplingSE); gains: √(SE_s² + SE_f²). */
+  se: Record<string, number>;
+  entropyWindows: EntropyWindow[];
+}
+
+const finiteMean = (xs: number[]) => mean(xs.filter((x) => Number.isFinite(x)));
+
+/** The eval-record key of avg@k at a temperature, whatever k the run used. */
+export function findEvalKey(row: Record<string, number>, kind: 'avg' | 'pass', t: TemperatureLabel): string | undefined {
+  return Object.keys(row).find((k) => k.startsWith(`val/${kind}@`) && k.endsWith(`/t${t}`));
+}
+
+export function entropyWindows(steps: Row[], windows = ENTROPY_WINDOWS): EntropyWindow[] {
+  const last = steps.length ? steps[steps.length - 1].step : 0;
+  if (last === 0) return [];
+  const n = Math.min(windows, last);
+  const out: EntropyWindow[] = [];
+  for (let j = 0; j < n; j++) {
+    const from = Math.floor((j * last) / n);
+    const to = Math.floor(((j + 1) * last) / n);
+    out.push({ from, to, mean: finiteMean(steps.filter((r) => r.step > from && r.step <= to).map((r) => r['actor/entropy'])) });
+  }
+  return out;
+}
+
+export function computeRunMetrics(run: RunInput): RunMetrics {
+  const { steps, evals } = run.metrics;
+  const v: Record<string, number> = {};
+  const se: Record<string, number> = {};
+  const last = steps.length ? steps[steps.length - 1].step : 0;
+  for (const t of TEMPERATURES) {
+    const rec = (e: PreciseEval | null, kind: 'avg' | 'pass') => {
+      if (!e) return NaN;
+      const key = `val/${kind}@${e.k}/t${t}`;
+      return key in e.record ? e.record[key] : NaN;
+    };
+    const s = rec(run.start, 'avg');
+    const f = rec(run.final, 'avg');
+    v[`start/avg/t${t}`] = s;
+    v[`final/avg/t${t}`] = f;
+    v[`gain/avg/t${t}`] = f - s;
+    v[`final/pass/t${t}`] = rec(run.final, 'pass');
+    v[`final/truncation/t${t}`] = run.final.record[`val/response_length/clip_ratio/t${t}`] ?? NaN;
+    se[`start/avg/t${t}`] = run.start ? avgAtKSamplingSE(s, run.start.problems, run.start.k) : NaN;
+    se[`final/avg/t${t}`] = avgAtKSamplingSE(f, run.final.problems, run.final.k);
+    se[`gain/avg/t${t}`] = Math.hypot(se[`start/avg/t${t}`], se[`final/avg/t${t}`]);
+    const key = evals.length ? findEvalKey(evals[0], 'avg', t) : undefined;
+    v[`auc/avg/t${t}`] = key ? normalizedArea(evals.map((e) => e.step), evals.map((e) => e[key])) : NaN;
+  }
+  const ent = (f: (r: Row) => boolean) => finiteMean(steps.filter(f).map((r) => r['actor/entropy']));
+  v['entropy/mean'] = ent(() => true);
+  v['entropy/first_half'] = ent((r) => r.step <= last / 2);
+  v['entropy/second_half'] = ent((r) => r.step > last / 2);
+  v['truncation/mean'] = finiteMean(steps.map((r) => r['response_length/clip_ratio']));
+  v['response_length/mean'] = finiteMean(steps.map((r) => r['response_length/mean']));
+  v.tokens = steps.reduce((a, r) => a + (Number.isFinite(r['perf/tokens_per_s'] * r['perf/step_s']) ? r['perf/tokens_per_s'] * r['perf/step_s'] : 0), 0);
+  v.tokens = Math.round(v.tokens);
+  v.wall_s = steps.length ? steps[steps.length - 1].time_ms / 1000 : NaN;
+  v.steps = last;
+  return { values: v, se, entropyWindows: entropyWindows(steps) };
+}
+
+/** One run's curve of one metric: ascending steps and their values. */
+export interface RunCurve {
+  steps: number[];
+  values: number[];
+}
+
+/** The curves of one run: step metrics (STEP_CURVE_KEYS) and the held-out avg@k at both temperatures. */
+export function runCurves(m: ParsedMetrics): Record<string, RunCurve> {
+  const out: Record<string, RunCurve> = {};
+  for (const key of STEP_CURVE_KEYS) {
+    const rows = m.steps.filter((r) => key in r);
+    if (rows.length) out[key] = { steps: rows.map((r) => r.step), values: rows.map((r) => r[key]) };
+  }
+  for (const t of TEMPERATURES) {
+    const key = m.evals.length ? findEvalKey(m.evals[0], 'avg', t) : undefined;
+    if (key) out[key] = { steps: m.evals.map((r) => r.step), values: m.evals.map((r) => r[key]) };
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting (reports print accuracies in points)
+
+export function formatValue(unit: MetricUnit, x: number, signed = false): string {
+  if (x === undefined || x === null || !Number.isFinite(x)) return '–';
+  const sign = signed && x > 0 ? '+' : '';
+  switch (unit) {
+    case 'accuracy':
+    case 'fraction':
+      return `${sign}${(x * 100).toFixed(1)}`;
+    case 'nats':
+      return `${sign}${x.toFixed(3)}`;
+    case 'tokens':
+      return `${sign}${Math.round(x).toLocaleString('en-US')}`;
+    case 'seconds':
+      return `${sign}${(x / 60).toFixed(1)}`;
+    case 'length':
+      return `${sign}${x.toFixed(1)}`;
+    case 'steps':
+      return `${sign}${Math.round(x)}`;
+  }
+}
+
+/** The unit's suffix in tables: accuracies in points (%), time in minutes. */
+export function unitSuffix(unit: MetricUnit): string {
+  return { accuracy: '%', fraction: '%', nats: ' nats', tokens: '', seconds: ' min', length: ' tok', steps: '' }[unit];
+}

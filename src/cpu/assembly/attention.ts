@@ -1,0 +1,192 @@
+// Causal multi-head self-attention: training forward/backward and single-position decode against
+// a KV cache (twins: attentionForward / attentionBackward in src/model/reference/ops.ts).
+//
+// qkv rows are [q(C) | k(C) | v(C)]; head h uses channels h·hs..(h+1)·hs of each part.
+// A softmax row is computed the same way everywhere, so decode step `pos` reproduces training row
+// `pos` bit for bit: score_s = (Σ_i q_i·k_s,i in channel order)·scale, m = max, e_s = exp(score − m),
+// Σe in s order, p = e·(1/Σe), out_i = Σ_s p_s·v_s,i in s order.
+// Work unit: one (b, h) pair (training) or one sequence b (decode); per-thread scratch holds a
+// transposed key (or value) block [hs × T] and, for the backward, the dpre block [T × T].
+import { at, exp1, exp4 } from './common';
+
+/** dst[i·T + s] = qkv[(b·T + s)·3C + off + i] for s < n: one head's keys (or values) as [hs × T]. */
+@inline function gatherT(qkv: usize, dst: usize, rowBase: i32, C3: i32, off: i32, hs: i32, T: i32, n: i32): void {
+  for (let s = 0; s < n; s++) {
+    const src = at(qkv, (rowBase + s) * C3 + off);
+    for (let i = 0; i < hs; i++) store<f32>(at(dst, i * T + s), load<f32>(at(src, i)));
+  }
+}
+
+/**
+ * scores[s] = (Σ_i q[i]·kt[i·T + s])·scale for s ≤ t (4 keys per vector, each lane a sequential
+ * sum over i; lanes past t are computed and ignored). Returns the max over s ≤ t.
+ */
+@inline function scoreRow(q: usize, kt: usize, scores: usize, t: i32, hs: i32, T: i32, scale: f32): f32 {
+  const n = t + 1;
+  let s = 0;
+  for (; s + 4 <= n; s += 4) {
+    let acc = f32x4.splat(0);
+    for (let i = 0; i < hs; i++) acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(at(q, i)), v128.load(at(kt, i * T + s))));
+    v128.store(at(scores, s), f32x4.mul(acc, f32x4.splat(scale)));
+  }
+  for (; s < n; s++) {
+    let acc: f32 = 0;
+    for (let i = 0; i < hs; i++) acc += load<f32>(at(q, i)) * load<f32>(at(kt, i * T + s));
+    store<f32>(at(scores, s), acc * scale);
+  }
+  let mx = load<f32>(scores);
+  for (let u = 1; u < n; u++) mx = max(mx, load<f32>(at(scores, u)));
+  return mx;
+}
+
+/** In place: row[s] = exp(row[s] − mx)/Σ for s < n (Σ in s order). */
+@inline function softmaxRow(row: usize, n: i32, mx: f32): void {
+  const mv = f32x4.splat(mx);
+  let s = 0;
+  for (; s + 4 <= n; s += 4) v128.store(at(row, s), exp4(f32x4.sub(v128.load(at(row, s)), mv)));
+  for (; s < n; s++) store<f32>(at(row, s), exp1(load<f32>(at(row, s)) - mx));
+  let sum: f32 = 0;
+  for (let u = 0; u < n; u++) sum += load<f32>(at(row, u));
+  const inv: f32 = 1.0 / sum;
+  const iv = f32x4.splat(inv);
+  s = 0;
+  for (; s + 4 <= n; s += 4) v128.store(at(row, s), f32x4.mul(v128.load(at(row, s)), iv));
+  for (; s < n; s++) store<f32>(at(row, s), load<f32>(at(row, s)) * inv);
+}
+
+/** out[i] = Σ_{s<n} p[s]·v[s·stride + i] (s order; vector over channels i). */
+@inline function weightedSum(p: usize, v: usize, stride: i32, out: usize, n: i32, hs: i32): void {
+  let i = 0;
+  for (; i + 4 <= hs; i += 4) {
+    let acc = f32x4.splat(0);
+    for (let s = 0; s < n; s++) acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(at(p, s)), v128.load(at(v, s * stride + i))));
+    v128.store(at(out, i), acc);
+  }
+  for (; i < hs; i++) {
+    let acc: f32 = 0;
+    for (let s = 0; s < n; s++) acc += load<f32>(at(p, s)) * load<f32>(at(v, s * stride + i));
+    store<f32>(at(out, i), acc);
+  }
+}
+
+/**
+ * Training forward for (b, h) pairs [u0, u1), u = b·H + h: att[b,h,t,:] = causal softmax row
+ * (zeros above the diagonal), out[b,t,h·hs..] = att·v. scratch: hs·T floats.
+ */
+export function attentionForward(qkv: usize, out: usize, att: usize, scratch: usize, T: i32, C: i32, H: i32, u0: i32, u1: i32): void {
+  const hs = C / H;
+  const C3 = 3 * C;
+  const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
+  for (let u = u0; u < u1; u++) {
+    const b = u / H;
+    const h = u % H;
+    gatherT(qkv, scratch, b * T, C3, C + h * hs, hs, T, T);
+    for (let t = 0; t < T; t++) {
+      const row = at(att, (u * T + t) * T);
+      const mx = scoreRow(at(qkv, (b * T + t) * C3 + h * hs), scratch, row, t, hs, T, scale);
+      softmaxRow(row, t + 1, mx);
+      for (let s = t + 1; s < T; s++) store<f32>(at(row, s), 0);
+      weightedSum(row, at(qkv, b * T * C3 + 2 * C + h * hs), C3, at(out, (b * T + t) * C + h * hs), t + 1, hs);
+    }
+  }
+}
+
+/**
+ * Training backward for (b, h) pairs [u0, u1): writes (not accumulates) dq, dk, dv of the pair's
+ * channels in dqkv. datt_s = dout_t·v_s; dpre_s = att_s·(datt_s − Σ_u att_u·datt_u)·scale;
+ * dq_t = Σ_s dpre[t,s]·k_s; dk_s = Σ_t dpre[t,s]·q_t; dv_s = Σ_t att[t,s]·dout_t (t order).
+ * scratch: hs·T + T·T floats.
+ */
+export function attentionBackward(dout: usize, qkv: usize, att: usize, dqkv: usize, scratch: usize, T: i32, C: i32, H: i32, u0: i32, u1: i32): void {
+  const hs = C / H;
+  const C3 = 3 * C;
+  const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
+  const vt = scratch;
+  const dpre = at(scratch, hs * T);
+  for (let u = u0; u < u1; u++) {
+    const b = u / H;
+    const h = u % H;
+    const seq = b * T;
+    gatherT(qkv, vt, seq, C3, 2 * C + h * hs, hs, T, T);
+    // dpre rows.
+    for (let t = 0; t < T; t++) {
+      const drow = at(dpre, t * T);
+      const arow = at(att, (u * T + t) * T);
+      const n = t + 1;
+      // datt (scoreRow's dot with scale 1).
+      scoreRow(at(dout, (seq + t) * C + h * hs), vt, drow, t, hs, T, 1.0);
+      let weighted: f32 = 0;
+      for (let s = 0; s < n; s++) weighted += load<f32>(at(arow, s)) * load<f32>(at(drow, s));
+      const wv = f32x4.splat(weighted);
+      const sc = f32x4.splat(scale);
+      let s = 0;
+      for (; s + 4 <= n; s += 4) {
+        v128.store(at(drow, s), f32x4.mul(f32x4.mul(v128.load(at(arow, s)), f32x4.sub(v128.load(at(drow, s)), wv)), sc));
+      }
+      for (; s < n; s++) store<f32>(at(drow, s), load<f32>(at(arow, s)) * (load<f32>(at(drow, s)) - weighted) * scale);
+    }
+    // dq_t = Σ_{s≤t} dpre[t,s]·k_s.
+    const kBase = at(qkv, seq * C3 + C + h * hs);
+    const qBase = at(qkv, seq * C3 + h * hs);
+    for (let t = 0; t < T; t++) weightedSum(at(dpre, t * T), kBase, C3, at(dqkv, (seq + t) * C3 + h * hs), t + 1, hs);
+    // dk_s = Σ_{t≥s} dpre[t,s]·q_t and dv_s = Σ_{t≥s} att[t,s]·dout_t.
+    for (let s = 0; s < T; s++) {
+      const dk = at(dqkv, (seq + s) * C3 + C + h * hs);
+      const dv = at(dqkv, (seq + s) * C3 + 2 * C + h * hs);
+      let i = 0;
+      for (; i + 4 <= hs; i += 4) {
+        let ak = f32x4.splat(0);
+        let av = f32x4.splat(0);
+        for (let t = s; t < T; t++) {
+          ak = f32x4.add(ak, f32x4.mul(v128.load32_splat(at(dpre, t * T + s)), v128.load(at(qBase, t * C3 + i))));
+          av = f32x4.add(av, f32x4.mul(v128.load32_splat(at(att, (u * T + t) * T + s)), v128.load(at(dout, (seq + t) * C + h * hs + i))));
+        }
+        v128.store(at(dk, i), ak);
+        v128.store(at(dv, i), av);
+      }
+      for (; i < hs; i++) {
+        let ak: f32 = 0;
+        let av: f32 = 0;
+        for (let t = s; t < T; t++) {
+          ak += load<f32>(at(dpre, t * T + s)) * load<f32>(at(qBase, t * C3 + i));
+          av += load<f32>(at(att, (u * T + t) * T + s)) * load<f32>(at(dout, (seq + t) * C + h * hs + i));
+        }
+        store<f32>(at(dk, i), ak);
+        store<f32>(at(dv, i), av);
+      }
+    }
+  }
+}
+
+/**
+ * Decode for sequences [b0, b1) at position pos: appends k, v of qkv row b to the caches
+ * [B × Tmax × C] at pos, then out[b] = causal attention of q over cache rows 0..pos, all heads.
+ * scratch: Tmax floats (scores).
+ */
+export function attentionDecode(qkv: usize, kcache: usize, vcache: usize, out: usize, scratch: usize, Tmax: i32, C: i32, H: i32, pos: i32, b0: i32, b1: i32): void {
+  const hs = C / H;
+  const C3 = 3 * C;
+  const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
+  for (let b = b0; b < b1; b++) {
+    const q = at(qkv, b * C3);
+    const cacheRow = at(kcache, (b * Tmax + pos) * C);
+    memory.copy(cacheRow, at(q, C), <usize>C << 2);
+    memory.copy(at(vcache, (b * Tmax + pos) * C), at(q, 2 * C), <usize>C << 2);
+    const kb = at(kcache, b * Tmax * C);
+    const vb = at(vcache, b * Tmax * C);
+    for (let h = 0; h < H; h++) {
+      const qh = at(q, h * hs);
+      const n = pos + 1;
+      for (let s = 0; s < n; s++) {
+        const k = at(kb, s * C + h * hs);
+        let acc: f32 = 0;
+        for (let i = 0; i < hs; i++) acc += load<f32>(at(qh, i)) * load<f32>(at(k, i));
+        store<f32>(at(scratch, s), acc * scale);
+      }
+      let mx = load<f32>(scratch);
+      for (let s = 1; s < n; s++) mx = max(mx, load<f32>(at(scratch, s)));
+      softmaxRow(scratch, n, mx);
+      weightedSum(scratch, at(vb, h * hs), C, at(out, b * C + h * hs), n, hs);
+    }
+  }
+}

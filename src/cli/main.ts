@@ -10,6 +10,8 @@ import { sft, SFT_FLAGS } from './sft';
 import { train, TRAIN_FLAGS } from './train';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { data, DATA_FLAGS } from './data';
+import { sweep, SWEEP_FLAGS } from './sweep';
+import { ablate, ABLATE_FLAGS } from './ablate';
 
 const USAGE = `magic-lab — MAGIC Lab's headless command (WebGPU in Node through Dawn)
 
@@ -19,6 +21,8 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (WebGPU in Node throug
   magic-lab gradcheck [--seed N] [--tol X]        every kernel and the whole policy vs the float64 reference
   magic-lab bench [--config k=v,...] [--json F]   kernel GFLOP/s, train step and sampling throughput
   magic-lab sft [--config F] [--steps N] [--out F]  supervised warm start on imperfect traces → base checkpoint
+  magic-lab sweep --presets A,B --seeds N [--steps N] --out DIR   presets × seeds, precise evals, summary with 95% CIs
+  magic-lab ablate FINDING [--seeds N] [--steps N] | --list | --replication   one paper finding → reports/FINDING/report.md
 
 Run 'magic-lab <command> --help' for a command's flags.`;
 
@@ -48,6 +52,14 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
       case 'sft':
         if (rest.includes('--help')) return log(helpText('sft', 'supervised warm start → base checkpoint', SFT_FLAGS)), 0;
         await sft(rest, log);
+        return 0;
+      case 'sweep':
+        if (rest.includes('--help')) return log(helpText('sweep', 'presets × seeds with precise evals and confidence intervals', SWEEP_FLAGS)), 0;
+        await sweep(rest, log);
+        return 0;
+      case 'ablate':
+        if (rest.includes('--help')) return log(helpText('ablate FINDING', 'reproduce one finding of the paper (--list: the findings)', ABLATE_FLAGS)), 0;
+        await ablate(rest, log);
         return 0;
       case undefined:
       case 'help':

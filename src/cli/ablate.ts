@@ -1,0 +1,83 @@
+/**
+ * `magic-lab ablate FINDING`: runs one finding's presets through the sweep runner and writes its
+ * report (reports/<finding>/report.md and report.json: claim, presets, seeds, schedule, command,
+ * means ± intervals, the verdict with its rule, charts). `--list` lists the findings;
+ * `--replication` assembles REPLICATION.md from the reports present.
+ *
+ * Runs live in a pool shared by every finding (reports/runs/<schedule tag>/<preset>/seed-<S>/),
+ * so a preset × seed that several findings use (magic is in most) trains once.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32Label } from '../model/checkpoint';
+import { FINDINGS, getFinding, findingIds } from '../sweep/findings';
+import { DEFAULT_REFERENCE_DIR, referenceFromSummary, writeReference } from '../sweep/reference';
+import { buildFindingReport, DEFAULT_REPORTS_DIR, findingReportMarkdown, replicationMarkdown } from '../sweep/report';
+import type { SweepDeps, SweepOptions } from '../sweep/runner';
+import { toJson } from '../sweep/summary';
+import { parseFlags, UsageError, type FlagSpec } from './args';
+import { DEFAULT_DEPS, RUN_FLAGS, runAndSummarize, sweepOptionsFromFlags } from './sweep';
+
+export const ABLATE_FLAGS: Record<string, FlagSpec> = {
+  list: { type: 'bool', help: 'list the findings and their presets' },
+  replication: { type: 'bool', help: 'write REPLICATION.md (--out, default REPLICATION.md) from the reports under --reports' },
+  reports: { type: 'string', help: `reports directory (default ${DEFAULT_REPORTS_DIR})` },
+  out: { type: 'string', help: `report directory (default ${DEFAULT_REPORTS_DIR}/<finding>); with --replication the file written` },
+  ...RUN_FLAGS,
+  reference: { type: 'bool', help: `also write ${DEFAULT_REFERENCE_DIR}/<finding>.json for the page` },
+};
+
+const USAGE_LINE = 'ablate FINDING [--seeds N] [--steps N | --minutes M] [--backend B] [--out DIR]  |  ablate --list  |  ablate --replication';
+
+/** Directory name of a run pool: runs made with the same schedule, config, backend and base share it. */
+export function poolTag(o: SweepOptions): string {
+  const crc = (v: unknown) => crc32Label(new TextEncoder().encode(JSON.stringify(v))).slice(6);
+  const parts = [o.steps !== null ? `steps${o.steps}` : o.minutes !== null ? `min${o.minutes}` : 'full'];
+  if (o.steps !== null && o.minutes !== null) parts.push(`min${o.minutes}`);
+  parts.push(o.backend ?? 'default');
+  if (o.threads !== null) parts.push(`t${o.threads}`);
+  if (o.config !== null) parts.push(`cfg${crc(o.config)}`);
+  if (o.base !== null) parts.push(`base${crc(o.base)}`);
+  return parts.join('-');
+}
+
+export function listFindings(): string {
+  const w = Math.max(...FINDINGS.map((f) => f.id.length));
+  return FINDINGS.map((f) => `${f.id.padEnd(w)}  ${f.title}\n${' '.repeat(w + 2)}presets: ${f.presets.join(', ')}`).join('\n');
+}
+
+export async function ablate(argv: string[], log: (s: string) => void = console.log, deps: SweepDeps = DEFAULT_DEPS): Promise<void> {
+  const positional = argv.length && !argv[0].startsWith('--') ? argv[0] : undefined;
+  const flags = parseFlags(positional === undefined ? argv : argv.slice(1), ABLATE_FLAGS, 'ablate');
+  const reportsDir = String(flags.reports ?? DEFAULT_REPORTS_DIR);
+  if (flags.list) {
+    if (positional !== undefined) throw new UsageError('ablate: --list takes no finding');
+    log(listFindings());
+    return;
+  }
+  if (flags.replication) {
+    if (positional !== undefined) throw new UsageError('ablate: --replication takes no finding');
+    const out = String(flags.out ?? 'REPLICATION.md');
+    writeFileSync(out, replicationMarkdown(reportsDir, out));
+    log(`wrote ${out} from the reports under ${reportsDir}/`);
+    return;
+  }
+  if (positional === undefined) throw new UsageError(`ablate: name a finding (${findingIds().join(', ')}); usage: magic-lab ${USAGE_LINE}`);
+  const finding = getFinding(positional);
+  if (!finding) throw new UsageError(`ablate: unknown finding ${JSON.stringify(positional)} (known: ${findingIds().join(', ')})`);
+  const out = String(flags.out ?? join(reportsDir, finding.id));
+  const o = sweepOptionsFromFlags(flags, finding.presets, out, `magic-lab ablate ${argv.join(' ')}`);
+  if (flags.runs === undefined) o.runs = join(reportsDir, 'runs', poolTag(o));
+  const { summary, charts } = await runAndSummarize(o, deps, log, !flags['no-png']);
+  const report = buildFindingReport(finding, summary, charts);
+  writeFileSync(join(out, 'report.json'), toJson(report));
+  writeFileSync(join(out, 'report.md'), findingReportMarkdown(report));
+  log(`${finding.id}: ${report.result.verdict}`);
+  for (const c of report.result.checks) log(`  ${c.describe}: ${c.estimate.toFixed(4)} [${c.lower.toFixed(4)}, ${c.upper.toFixed(4)}] → ${c.verdict}`);
+  log(`report: ${join(out, 'report.md')}`);
+  if (flags.reference) {
+    const dir = String(flags['reference-dir'] ?? DEFAULT_REFERENCE_DIR);
+    const w = writeReference(dir, referenceFromSummary(summary, { name: finding.id, kind: 'finding', title: finding.title, claim: finding.claim, rule: finding.rule, result: report.result }));
+    log(`reference: ${w.file} (${(w.bytes / 1024).toFixed(1)} KB) and ${join(dir, 'index.json')}`);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * `magic-lab sweep`: every preset × seed through `train`, precise evaluations through `eval`,
+ * then DIR/summary.json, DIR/summary.md and DIR/charts/ (src/sweep/). Resumable: the same
+ * command continues a stopped sweep; another sweep config in DIR is refused (exit 2).
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { RunConfigInput } from '../rl/config';
+import { writeCharts } from '../sweep/charts';
+import { DEFAULT_REFERENCE_DIR, checkReferenceName, referenceFromSummary, writeReference } from '../sweep/reference';
+import { runSweep, runsRoot, type RunResult, type SweepDeps, type SweepOptions } from '../sweep/runner';
+import { buildSummary, summaryMarkdown, toJson, type Summary } from '../sweep/summary';
+import { parseFlags, UsageError, type FlagSpec, type Flags } from './args';
+import { evalCommand, EVAL_FLAGS } from './eval';
+import { readJsonFile } from './sft';
+import { train, TRAIN_FLAGS } from './train';
+
+export const BACKENDS = ['auto', 'webgpu', 'wasm'];
+export const DEFAULT_SEED_BASE = 101;
+
+/** Flags sweep and ablate share. */
+export const RUN_FLAGS: Record<string, FlagSpec> = {
+  seeds: { type: 'int', min: 1, help: 'seeds per preset (default 5)' },
+  'seed-base': { type: 'int', min: 0, help: `first seed; seeds are S, S+1, … (default ${DEFAULT_SEED_BASE}, away from seed 1 the defaults were tuned on)` },
+  steps: { type: 'int', min: 1, help: 'steps per run (default: each preset\'s whole schedule); prefer it to --minutes' },
+  minutes: { type: 'number', min: 0, help: 'wall-clock minutes per run (what ran is recorded; not reproducible across machines)' },
+  config: { type: 'string', help: 'JSON file: a partial RunConfig merged over every preset' },
+  backend: { type: 'string', help: `${BACKENDS.join('|')}, passed to train and eval (default: theirs)` },
+  threads: { type: 'int', min: 1, help: 'CPU engine threads, passed to train and eval (default: theirs)' },
+  'eval-problems': { type: 'int', min: 1, help: 'test problems of each precise evaluation (default 256: the whole test set)' },
+  'eval-k': { type: 'int', min: 1, help: 'samples per problem of each precise evaluation (default 8)' },
+  base: { type: 'string', help: 'start weights of every run (default: public/checkpoints/base.mlck when its model matches, as train)' },
+  runs: { type: 'string', help: 'run pool directory (default OUT/runs)' },
+  'reference-dir': { type: 'string', help: `where --reference writes (default ${DEFAULT_REFERENCE_DIR})` },
+  'no-png': { type: 'bool', help: 'charts as SVG only (no headless Chromium)' },
+  help: { type: 'bool', help: 'show this help' },
+};
+
+export const SWEEP_FLAGS: Record<string, FlagSpec> = {
+  presets: { type: 'string', help: 'comma-separated presets, e.g. magic,grpo (required)' },
+  out: { type: 'string', help: 'sweep directory (required): runs/, summary.json, summary.md, charts/' },
+  ...RUN_FLAGS,
+  reference: { type: 'string', help: 'also write public/reference/NAME.json (and its index entry) from the summary' },
+};
+
+/** The sweep options common to sweep and ablate, from parsed flags. */
+export function sweepOptionsFromFlags(flags: Flags, presets: string[], out: string, command: string): SweepOptions {
+  const seeds = (flags.seeds as number | undefined) ?? 5;
+  const seedBase = (flags['seed-base'] as number | undefined) ?? DEFAULT_SEED_BASE;
+  if (seedBase + seeds - 1 > 0xffffffff) throw new UsageError('--seed-base: seeds must stay below 2^32');
+  const backend = flags.backend === undefined ? null : String(flags.backend);
+  if (backend !== null) {
+    if (!BACKENDS.includes(backend)) throw new UsageError(`--backend: expected one of ${BACKENDS.join(', ')}, got ${JSON.stringify(backend)}`);
+    if (!('backend' in TRAIN_FLAGS) || !('backend' in EVAL_FLAGS)) throw new UsageError('--backend: train and eval of this build have no --backend flag yet');
+  }
+  const threads = (flags.threads as number | undefined) ?? null;
+  if (threads !== null && (!('threads' in TRAIN_FLAGS) || !('threads' in EVAL_FLAGS))) throw new UsageError('--threads: train and eval of this build have no --threads flag');
+  let config: RunConfigInput | null = null;
+  if (flags.config !== undefined) config = readJsonFile(String(flags.config), '--config') as RunConfigInput;
+  const base = flags.base === undefined ? null : String(flags.base);
+  if (base !== null && !existsSync(base)) throw new UsageError(`--base: ${base} does not exist`);
+  return {
+    presets,
+    seeds: Array.from({ length: seeds }, (_, i) => seedBase + i),
+    steps: (flags.steps as number | undefined) ?? null,
+    minutes: (flags.minutes as number | undefined) ?? null,
+    config,
+    backend,
+    threads,
+    evalProblems: (flags['eval-problems'] as number | undefined) ?? 256,
+    evalK: (flags['eval-k'] as number | undefined) ?? 8,
+    evalTemperatures: [1, 0.6],
+    base,
+    out,
+    runs: flags.runs === undefined ? undefined : String(flags.runs),
+    command,
+  };
+}
+
+export function parsePresetList(text: string): string[] {
+  const presets = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (!presets.length) throw new UsageError('--presets: expected a comma-separated list of presets');
+  const dup = presets.find((p, i) => presets.indexOf(p) !== i);
+  if (dup) throw new UsageError(`--presets: ${dup} is listed twice`);
+  return presets;
+}
+
+export const DEFAULT_DEPS: SweepDeps = { train, evaluate: evalCommand };
+
+/** Summary of the runs so far: DIR/summary.json and DIR/summary.md (charts when final). */
+export async function writeSummary(
+  o: SweepOptions,
+  results: RunResult[],
+  planned: number,
+  final: { charts: boolean; png: boolean; log: (s: string) => void },
+): Promise<{ summary: Summary; charts: string[] }> {
+  const summary = buildSummary({
+    spec: {
+      presets: o.presets,
+      seeds: o.seeds,
+      steps: o.steps,
+      minutes: o.minutes,
+      config: o.config,
+      backend: o.backend,
+      threads: o.threads,
+      evalProblems: o.evalProblems,
+      evalK: o.evalK,
+      evalTemperatures: o.evalTemperatures,
+      base: o.base,
+      runs: relative(o.out, runsRoot(o)) || '.',
+    },
+    command: o.command,
+    presets: o.presets,
+    planned,
+    runs: results,
+  });
+  writeFileSync(join(o.out, 'summary.json'), toJson(summary));
+  const charts = final.charts ? await writeCharts(o.out, summary, { png: final.png, log: final.log }) : [];
+  writeFileSync(join(o.out, 'summary.md'), summaryMarkdown(summary, { charts }));
+  return { summary, charts };
+}
+
+/** Runs the sweep and writes its summary; returns the summary and the chart paths (relative to OUT). */
+export async function runAndSummarize(o: SweepOptions, deps: SweepDeps, log: (s: string) => void, png: boolean): Promise<{ summary: Summary; charts: string[] }> {
+  const outcome = await runSweep(o, deps, log, async (results) => {
+    await writeSummary(o, results, o.presets.length * o.seeds.length, { charts: false, png, log });
+  });
+  const res = await writeSummary(o, outcome.results, outcome.planned.length, { charts: true, png, log });
+  log(`sweep: ${outcome.results.length}/${outcome.planned.length} runs (${outcome.trained} trained now, ${outcome.skipped} finished earlier); summary in ${join(o.out, 'summary.md')}`);
+  for (const p of o.presets) {
+    const m = res.summary.presets[p].metrics;
+    const g = m['gain/avg/t1.0'];
+    const f = m['final/avg/t1.0'];
+    const pts = (x: number) => (Number.isFinite(x) ? (x * 100).toFixed(1) : '–');
+    log(
+      `  ${p}: final avg@${o.evalK} τ=1.0 ${pts(f.mean)}% [${pts(f.lower)}, ${pts(f.upper)}] (run SE ${pts(f.meanRunSE ?? NaN)}), ` +
+        `gain ${pts(g.mean)} [${pts(g.lower)}, ${pts(g.upper)}] points (95% t over ${f.n} seeds)`,
+    );
+  }
+  return res;
+}
+
+export async function sweep(argv: string[], log: (s: string) => void = console.log, deps: SweepDeps = DEFAULT_DEPS): Promise<Summary> {
+  const flags = parseFlags(argv, SWEEP_FLAGS, 'sweep');
+  if (flags.presets === undefined) throw new UsageError('sweep: --presets P1,P2,… is required');
+  if (flags.out === undefined) throw new UsageError('sweep: --out DIR is required');
+  const reference = flags.reference === undefined ? null : String(flags.reference);
+  if (reference !== null && !checkReferenceName(reference)) throw new UsageError(`--reference: ${JSON.stringify(reference)} is not a reference name (lower-case letters, digits, . - _)`);
+  const o = sweepOptionsFromFlags(flags, parsePresetList(String(flags.presets)), String(flags.out), `magic-lab sweep ${argv.join(' ')}`);
+  const { summary } = await runAndSummarize(o, deps, log, !flags['no-png']);
+  if (reference !== null) {
+    if (!summary.complete) throw new UsageError('--reference: the sweep is not complete; reference runs are written from finished sweeps only');
+    const dir = String(flags['reference-dir'] ?? DEFAULT_REFERENCE_DIR);
+    const w = writeReference(dir, referenceFromSummary(summary, { name: reference, kind: 'sweep', title: `Sweep: ${o.presets.join(' vs ')}` }));
+    log(`reference: ${w.file} (${(w.bytes / 1024).toFixed(1)} KB) and ${join(dir, 'index.json')}`);
+  }
+  return summary;
+}

@@ -1,0 +1,162 @@
+/**
+ * Reference runs for the page: a compact file per sweep or finding under public/reference/
+ * (`<name>.json`), and an index of them (`index.json`). Per preset per curve metric: a step grid
+ * (at most 40 points), the mean over seeds, its 95% band, and every seed's curve on the same grid,
+ * rounded to 4 decimals; plus a few scalar results and, for a finding, its verdict. Made only
+ * from a real sweep's summary (`magic-lab sweep … --reference NAME`, `magic-lab ablate … --reference`).
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FindingResult } from './findings';
+import type { Verdict } from './stats';
+import { aggregateCurves, type Summary } from './summary';
+
+export const REFERENCE_SCHEMA = 'magic-lab-reference/1';
+export const REFERENCE_INDEX_SCHEMA = 'magic-lab-reference-index/1';
+export const DEFAULT_REFERENCE_DIR = 'public/reference';
+/** Points per reference curve. */
+export const REFERENCE_POINTS = 40;
+/** Scalar results carried per preset. */
+export const REFERENCE_SCALARS = ['start/avg/t1.0', 'final/avg/t1.0', 'gain/avg/t1.0', 'final/avg/t0.6', 'gain/avg/t0.6', 'entropy/second_half', 'tokens', 'wall_s'];
+
+/** Numbers rounded to 4 decimals; null where undefined (NaN). */
+export type Num = number | null;
+
+export interface ReferenceCurve {
+  steps: number[];
+  mean: Num[];
+  lower: Num[];
+  upper: Num[];
+  /** seed → values on `steps` */
+  seeds: Record<string, Num[]>;
+}
+
+export interface ReferenceFile {
+  schema: typeof REFERENCE_SCHEMA;
+  name: string;
+  kind: 'finding' | 'sweep';
+  title: string;
+  /** The finding's claim, rule and result (kind 'finding'). */
+  claim?: string;
+  rule?: string;
+  verdict?: Verdict;
+  checks?: { describe: string; estimate: Num; lower: Num; upper: Num; verdict: Verdict }[];
+  command: string;
+  schedule: { steps: number | null; minutes: number | null; backend: string | null; evalProblems: number; evalK: number };
+  /** Interval method of every band and scalar. */
+  interval: string;
+  presets: Record<
+    string,
+    {
+      seeds: number[];
+      entropyTarget: Num;
+      scalars: Record<string, { mean: Num; lower: Num; upper: Num }>;
+      curves: Record<string, ReferenceCurve>;
+    }
+  >;
+}
+
+export interface ReferenceIndexEntry {
+  name: string;
+  file: string;
+  kind: 'finding' | 'sweep';
+  title: string;
+  presets: string[];
+  seeds: number[];
+  steps: number | null;
+  verdict?: Verdict;
+}
+
+export interface ReferenceIndex {
+  schema: typeof REFERENCE_INDEX_SCHEMA;
+  entries: ReferenceIndexEntry[];
+}
+
+export function r4(x: number): Num {
+  return Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : null;
+}
+
+/** Reference names become file names: lower-case letters, digits, '.', '-' and '_'. */
+export function checkReferenceName(name: string): boolean {
+  return /^[a-z0-9][a-z0-9._-]{0,63}$/.test(name) && name !== 'index';
+}
+
+export function referenceFromSummary(
+  s: Summary,
+  o: { name: string; title: string; kind: 'finding' | 'sweep'; claim?: string; rule?: string; result?: FindingResult },
+): ReferenceFile {
+  const presets: ReferenceFile['presets'] = {};
+  for (const [p, ps] of Object.entries(s.presets)) {
+    const curves: Record<string, ReferenceCurve> = {};
+    for (const [key, perPreset] of Object.entries(s.curves)) {
+      const band = perPreset[p];
+      if (!band) continue;
+      const runs = Object.entries(band.seeds).map(([seed, values]) => ({ seed: Number(seed), steps: band.steps, values: values.map((v) => (v === null ? NaN : v)) }));
+      const b = aggregateCurves(runs, REFERENCE_POINTS);
+      curves[key] = {
+        steps: b.steps,
+        mean: b.mean.map(r4),
+        lower: b.lower.map(r4),
+        upper: b.upper.map(r4),
+        seeds: Object.fromEntries(Object.entries(b.seeds).map(([seed, vs]) => [seed, vs.map(r4)])),
+      };
+    }
+    presets[p] = {
+      seeds: ps.seeds,
+      entropyTarget: r4(ps.entropyTarget),
+      scalars: Object.fromEntries(REFERENCE_SCALARS.map((id) => [id, { mean: r4(ps.metrics[id]?.mean ?? NaN), lower: r4(ps.metrics[id]?.lower ?? NaN), upper: r4(ps.metrics[id]?.upper ?? NaN) }])),
+      curves,
+    };
+  }
+  const ref: ReferenceFile = {
+    schema: REFERENCE_SCHEMA,
+    name: o.name,
+    kind: o.kind,
+    title: o.title,
+    command: s.command,
+    schedule: { steps: s.sweep.steps, minutes: s.sweep.minutes, backend: s.sweep.backend, evalProblems: s.sweep.evalProblems, evalK: s.sweep.evalK },
+    interval: 'mean over seeds ± Student-t 95% (pointwise for curves)',
+    presets,
+  };
+  if (o.claim) ref.claim = o.claim;
+  if (o.rule) ref.rule = o.rule;
+  if (o.result) {
+    ref.verdict = o.result.verdict;
+    ref.checks = o.result.checks.map((c) => ({ describe: c.describe, estimate: r4(c.estimate), lower: r4(c.lower), upper: r4(c.upper), verdict: c.verdict }));
+  }
+  return ref;
+}
+
+function writeAtomic(file: string, text: string): void {
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
+export function readReferenceIndex(dir: string): ReferenceIndex {
+  const file = join(dir, 'index.json');
+  if (!existsSync(file)) return { schema: REFERENCE_INDEX_SCHEMA, entries: [] };
+  const idx = JSON.parse(readFileSync(file, 'utf8')) as ReferenceIndex;
+  return { schema: REFERENCE_INDEX_SCHEMA, entries: Array.isArray(idx.entries) ? idx.entries : [] };
+}
+
+/** Writes DIR/<name>.json and puts its entry in DIR/index.json (replacing one of the same name; sorted by name). */
+export function writeReference(dir: string, ref: ReferenceFile): { file: string; bytes: number } {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${ref.name}.json`);
+  const text = JSON.stringify(ref) + '\n';
+  writeAtomic(file, text);
+  const idx = readReferenceIndex(dir);
+  const entry: ReferenceIndexEntry = {
+    name: ref.name,
+    file: `${ref.name}.json`,
+    kind: ref.kind,
+    title: ref.title,
+    presets: Object.keys(ref.presets),
+    seeds: [...new Set(Object.values(ref.presets).flatMap((p) => p.seeds))].sort((a, b) => a - b),
+    steps: ref.schedule.steps,
+  };
+  if (ref.verdict) entry.verdict = ref.verdict;
+  idx.entries = [...idx.entries.filter((e) => e.name !== ref.name), entry].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  writeAtomic(join(dir, 'index.json'), JSON.stringify(idx, null, 2) + '\n');
+  return { file, bytes: Buffer.byteLength(text) };
+}

@@ -1,0 +1,203 @@
+/**
+ * Reports of findings: `report.json` and `report.md` of one `magic-lab ablate FINDING` (from its
+ * sweep summary), and REPLICATION.md assembled from the reports present — generated text only,
+ * every number read from a report.json.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { checkMetrics, FINDINGS, type Finding, type FindingResult } from './findings';
+import { formatValue, metricDef, unitSuffix } from './run-metrics';
+import { formatCheck, type Summary } from './summary';
+
+export const REPORT_SCHEMA = 'magic-lab-finding-report/1';
+export const DEFAULT_REPORTS_DIR = 'reports';
+
+export interface FindingReport {
+  schema: typeof REPORT_SCHEMA;
+  finding: Finding;
+  command: string;
+  complete: boolean;
+  seeds: number[];
+  schedule: {
+    steps: number | null;
+    minutes: number | null;
+    backend: string | null;
+    evalProblems: number;
+    evalK: number;
+    /** Per preset: stages as run (max response length, steps). */
+    stages: Record<string, { maxResponseLength: number; steps: number | null }[]>;
+    /** Steps actually run: min and max over the runs. */
+    stepsRun: { min: number; max: number };
+  };
+  devices: string[];
+  result: FindingResult;
+  /** Per preset, per metric: mean [95% t interval] over seeds, and the mean single-run SE for precise accuracies. */
+  measured: Record<string, Record<string, { n: number; mean: number; lower: number; upper: number; meanRunSE?: number }>>;
+  /** Chart files relative to the report's directory. */
+  charts: string[];
+}
+
+/** Metrics a report tabulates: the finding's own, then the usual ones. */
+export function reportMetrics(f: Finding): string[] {
+  const own = f.checks.flatMap(checkMetrics);
+  return [...new Set([...own, 'start/avg/t1.0', 'final/avg/t1.0', 'gain/avg/t1.0', 'final/avg/t0.6', 'entropy/second_half', 'truncation/mean', 'tokens', 'wall_s'])];
+}
+
+export function buildFindingReport(f: Finding, s: Summary, charts: string[]): FindingReport {
+  const result = s.findings.find((r) => r.finding === f.id);
+  if (!result) throw new Error(`the sweep does not cover finding ${f.id} (presets ${f.presets.join(', ')})`);
+  const measured: FindingReport['measured'] = {};
+  for (const p of f.presets) {
+    measured[p] = {};
+    for (const id of reportMetrics(f)) {
+      const m = s.presets[p]?.metrics[id];
+      if (!m) continue;
+      measured[p][id] = { n: m.n, mean: m.mean, lower: m.lower, upper: m.upper, ...(m.meanRunSE !== undefined ? { meanRunSE: m.meanRunSE } : {}) };
+    }
+  }
+  const steps = s.runs.map((r) => r.values.steps).filter((x) => Number.isFinite(x));
+  return {
+    schema: REPORT_SCHEMA,
+    finding: f,
+    command: s.command,
+    complete: s.complete,
+    seeds: s.sweep.seeds,
+    schedule: {
+      steps: s.sweep.steps,
+      minutes: s.sweep.minutes,
+      backend: s.sweep.backend,
+      evalProblems: s.sweep.evalProblems,
+      evalK: s.sweep.evalK,
+      stages: Object.fromEntries(f.presets.map((p) => [p, s.presets[p]?.stages ?? []])),
+      stepsRun: { min: steps.length ? Math.min(...steps) : NaN, max: steps.length ? Math.max(...steps) : NaN },
+    },
+    devices: [...new Set(s.runs.map((r) => r.device).filter((d): d is string => !!d))],
+    result,
+    measured,
+    charts,
+  };
+}
+
+const VERDICT_WORD = { reproduced: '**reproduced**', contradicted: '**contradicted**', inconclusive: '**inconclusive**' };
+
+function scheduleText(r: FindingReport): string {
+  const sch = r.schedule;
+  const stages = Object.entries(sch.stages)
+    .map(([p, st]) => `${p}: ${st.map((s) => `${s.steps ?? '?'} steps at ${s.maxResponseLength} tokens`).join(' → ')}`)
+    .join('; ');
+  const cap = sch.steps !== null ? `stopped at step ${sch.steps}` : sch.minutes !== null ? `${sch.minutes} minutes per run (wall clock)` : 'whole schedule';
+  const ran = Number.isFinite(sch.stepsRun.min) ? (sch.stepsRun.min === sch.stepsRun.max ? `${sch.stepsRun.min} steps run` : `${sch.stepsRun.min}–${sch.stepsRun.max} steps run`) : 'no runs yet';
+  return `${cap} (${ran}); stages — ${stages}; backend ${sch.backend ?? 'default'}; precise evaluation ${sch.evalProblems} problems × ${sch.evalK} samples at τ = 1.0 and 0.6`;
+}
+
+function measuredTable(r: FindingReport): string[] {
+  const presets = Object.keys(r.measured);
+  const ids = reportMetrics(r.finding);
+  const L = [`| metric | ${presets.join(' | ')} |`, `| --- |${presets.map(() => ' --- |').join('')}`];
+  for (const id of ids) {
+    const d = metricDef(id);
+    const cells = presets.map((p) => {
+      const m = r.measured[p][id];
+      if (!m) return '–';
+      const signed = id.startsWith('gain/');
+      const se = m.meanRunSE !== undefined && m.meanRunSE !== null && Number.isFinite(m.meanRunSE) ? ` (run SE ${formatValue(d.unit, m.meanRunSE)})` : '';
+      return `${formatValue(d.unit, m.mean, signed)} [${formatValue(d.unit, m.lower, signed)}, ${formatValue(d.unit, m.upper, signed)}]${se}`;
+    });
+    L.push(`| ${d.label}${unitSuffix(d.unit) ? ` (${unitSuffix(d.unit).trim()})` : ''} | ${cells.join(' | ')} |`);
+  }
+  return L;
+}
+
+function checksList(r: FindingReport): string[] {
+  return r.result.checks.map((c) => `- ${c.check.says}: ${c.describe} → ${formatCheck(withNaN(c))} → ${c.verdict}`);
+}
+
+/** A report read back from JSON has null where it had NaN. */
+function withNaN<T extends { estimate: number | null; lower: number | null; upper: number | null }>(c: T): T {
+  const f = (x: number | null) => (x === null ? NaN : x);
+  return { ...c, estimate: f(c.estimate), lower: f(c.lower), upper: f(c.upper) };
+}
+
+export function findingReportMarkdown(r: FindingReport): string {
+  const f = r.finding;
+  const L: string[] = [];
+  L.push(`# ${f.title}`, '');
+  L.push(`Generated by \`magic-lab ablate ${f.id}\` from its sweep (summary.json); do not edit.`, '');
+  if (!r.complete) L.push('**Partial:** not every planned run has finished; the same command continues the sweep.', '');
+  L.push(`> ${f.claim}`, '');
+  if (f.detail) L.push(`> ${f.detail.section}: "${f.detail.quote}"`, '');
+  L.push(`Source: ${f.source}.`, '');
+  L.push(`- Presets: ${f.presets.map((p) => `\`${p}\``).join(', ')}`);
+  L.push(`- Seeds: ${r.seeds.join(', ')} (${r.seeds.length} per preset)`);
+  L.push(`- Schedule: ${scheduleText(r)}`);
+  if (r.devices.length) L.push(`- Device: ${r.devices.join('; ')}`);
+  L.push(`- Command: \`${r.command}\``, '');
+  L.push(`## Verdict: ${VERDICT_WORD[r.result.verdict]}`, '');
+  L.push(...checksList(r), '');
+  L.push(`Rule: ${f.rule}`, '');
+  L.push('## Measured: mean [95% CI over seeds]', '');
+  L.push('Accuracies in % (precise avg@k), gains in points, entropy in nats, train time in minutes; "run SE" is one run\'s evaluation standard error (see docs/sweeps.md).', '');
+  L.push(...measuredTable(r), '');
+  if (r.charts.length) {
+    L.push('## Charts', '');
+    for (const c of r.charts) L.push(`![${c}](${c})`, '');
+  }
+  return L.join('\n');
+}
+
+/** The charts a finding is about: held-out avg@k at τ = 1.0, and the entropy when a check uses it. */
+export function mainCharts(r: FindingReport): string[] {
+  const usesEntropy = r.finding.checks.some((c) => checkMetrics(c).some((m) => m.startsWith('entropy/')));
+  const pick = (re: RegExp) => r.charts.find((c) => re.test(c) && c.endsWith('.png')) ?? r.charts.find((c) => re.test(c));
+  return [pick(/val-avg-\d+-t1\.0\./), usesEntropy ? pick(/actor-entropy\./) : undefined].filter((c): c is string => !!c);
+}
+
+export function readFindingReport(file: string): FindingReport {
+  return JSON.parse(readFileSync(file, 'utf8')) as FindingReport;
+}
+
+/** REPLICATION.md from reports/<finding>/report.json, in registry order; "not run yet" where there is none. */
+export function replicationMarkdown(reportsDir: string, outFile: string): string {
+  const L: string[] = [];
+  L.push('# Replication of the MAGIC findings', '');
+  L.push(
+    `Generated by \`magic-lab ablate --replication\` from the reports under \`${reportsDir}/\`; do not edit by hand — every number here is read from a ` +
+      '`report.json` that `magic-lab ablate FINDING` wrote from real runs. Verdict rule: reproduced when the paper\'s direction holds and the paired 95% ' +
+      'interval (Student-t over seeds) excludes 0; contradicted when the opposite holds likewise; inconclusive otherwise (each finding states its own checks). ' +
+      'How the sweeps, statistics and standard errors work: docs/sweeps.md.',
+    '',
+  );
+  const rows: string[] = ['| finding | verdict | seeds | schedule |', '| --- | --- | --- | --- |'];
+  const sections: string[] = [];
+  for (const f of FINDINGS) {
+    const file = join(reportsDir, f.id, 'report.json');
+    const anchor = f.id;
+    if (!existsSync(file)) {
+      rows.push(`| [${f.title}](#${anchor}) | not run yet | – | – |`);
+      sections.push(`<a id="${anchor}"></a>`, `## ${f.title}`, '', `> ${f.claim}`, '', `Presets: ${f.presets.map((p) => `\`${p}\``).join(', ')}.`, '');
+      sections.push(`**Not run yet.** Run: \`magic-lab ablate ${f.id} --seeds 5\` (then \`magic-lab ablate --replication\`).`, '', `Rule: ${f.rule}`, '');
+      continue;
+    }
+    const r = readFindingReport(file);
+    const rel = (p: string) => relative(dirname(outFile), join(reportsDir, f.id, p)) || p;
+    rows.push(`| [${f.title}](#${anchor}) | ${r.result.verdict}${r.complete ? '' : ' (partial)'} | ${r.seeds.length} | ${r.schedule.steps !== null ? `${r.schedule.steps} steps` : r.schedule.minutes !== null ? `${r.schedule.minutes} min` : 'full'} |`);
+    sections.push(`<a id="${anchor}"></a>`, `## ${f.title}`, '');
+    sections.push(`> ${r.finding.claim}`, '');
+    if (r.finding.detail) sections.push(`> ${r.finding.detail.section}: "${r.finding.detail.quote}"`, '');
+    if (!r.complete) sections.push('**Partial:** not every planned run has finished.', '');
+    sections.push(`- Presets: ${r.finding.presets.map((p) => `\`${p}\``).join(', ')}`);
+    sections.push(`- Seeds: ${r.seeds.join(', ')}`);
+    sections.push(`- Schedule: ${scheduleText(r)}`);
+    if (r.devices.length) sections.push(`- Device: ${r.devices.join('; ')}`);
+    sections.push(`- Command: \`${r.command}\``);
+    sections.push(`- Report: [${rel('report.md')}](${rel('report.md')})`, '');
+    sections.push(`**Verdict: ${r.result.verdict}**`, '');
+    sections.push(...checksList(r), '');
+    sections.push(`Rule: ${r.finding.rule}`, '');
+    sections.push(...measuredTable(r), '');
+    const shown = mainCharts(r);
+    if (shown.length) sections.push(...shown.map((c) => `![${c}](${rel(c)})`), '');
+  }
+  L.push(...rows, '', ...sections);
+  return L.join('\n');
+}

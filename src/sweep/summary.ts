@@ -1,0 +1,405 @@
+/**
+ * A sweep's summary from its runs' files: per preset the mean and 95% interval of every run
+ * metric (Student-t over seeds; a seeded percentile bootstrap beside it), the entropy trajectory
+ * by windows, the curves as mean ± band over seeds, every pair of presets' paired differences,
+ * and the verdict of every registered finding whose presets the sweep ran. Pure: the same runs
+ * give the same summary.json, byte for byte, however the sweep was interrupted.
+ */
+import type { RunConfig } from '../rl/config';
+import { formatTemperature } from '../rl/metrics';
+import { evaluateFinding, FINDINGS, type FindingResult } from './findings';
+import {
+  computeRunMetrics,
+  ENTROPY_WINDOWS,
+  formatValue,
+  metricDef,
+  parseMetricsJsonl,
+  RUN_METRICS,
+  runCurves,
+  TEMPERATURES,
+  unitSuffix,
+  type EntropyWindow,
+} from './run-metrics';
+import type { RunResult, SweepSpec } from './runner';
+import { bootstrapMeanInterval, pairedDifference, tInterval } from './stats';
+
+export const SUMMARY_SCHEMA = 'magic-lab-sweep-summary/1';
+/** Fixed seed of every bootstrap in a summary (so a summary is reproducible). */
+export const BOOTSTRAP_SEED = 20250528;
+export const BOOTSTRAP_RESAMPLES = 10000;
+
+export interface MetricStats {
+  n: number;
+  mean: number;
+  sd: number;
+  /** Student-t 95% interval over seeds. */
+  lower: number;
+  upper: number;
+  /** Percentile bootstrap 95% interval (10,000 resamples, fixed seed). */
+  bootLower: number;
+  bootUpper: number;
+  /** Mean over seeds of one run's evaluation SE (precise accuracies only). */
+  meanRunSE?: number;
+  /** seed → value */
+  values: Record<string, number>;
+}
+
+export interface CurveBand {
+  steps: number[];
+  mean: number[];
+  lower: number[];
+  upper: number[];
+  /** Runs at each point. */
+  n: number[];
+  /** seed → value at each step of `steps` */
+  seeds: Record<string, number[]>;
+}
+
+export interface RunSummary {
+  preset: string;
+  seed: number;
+  dir: string;
+  device: string | null;
+  values: Record<string, number>;
+  se: Record<string, number>;
+  entropyWindows: EntropyWindow[];
+}
+
+export interface PresetSummary {
+  n: number;
+  seeds: number[];
+  entropyTarget: number;
+  entropyMode: string;
+  /** Stage schedule of the preset's runs (max response length and steps per stage). */
+  stages: { maxResponseLength: number; steps: number | null }[];
+  metrics: Record<string, MetricStats>;
+  entropyWindows: { from: number; to: number; n: number; mean: number; lower: number; upper: number }[];
+}
+
+export interface PairSummary {
+  a: string;
+  b: string;
+  /** a − b per metric over the seeds both have. */
+  metrics: Record<string, { n: number; mean: number; lower: number; upper: number; seeds: number[]; diffs: number[] }>;
+}
+
+export interface Summary {
+  schema: string;
+  /** Every planned run is in. */
+  complete: boolean;
+  command: string;
+  sweep: SweepSpec & { runs: string };
+  methods: Record<string, string>;
+  runs: RunSummary[];
+  presets: Record<string, PresetSummary>;
+  pairs: PairSummary[];
+  /** curve key (e.g. actor/entropy, val/avg@8/t1.0) → preset → band */
+  curves: Record<string, Record<string, CurveBand>>;
+  /** Registered findings whose presets all ran in this sweep. */
+  findings: FindingResult[];
+}
+
+export const METHODS: Record<string, string> = {
+  interval:
+    'Per preset, over seeds: mean ± t_{0.975, n−1} · sd/√n (Student-t 95% confidence interval; sd with n − 1). With 5 seeds t = 2.776. ' +
+    'bootLower/bootUpper: percentile bootstrap of the mean (10,000 resamples with replacement, fixed seed), narrower than the t interval at small n because it ignores that sd is estimated; shown beside it, never used for verdicts.',
+  paired:
+    'Per pair of presets: the per-seed differences a − b over the seeds both ran (same seed → same data, test set and evaluation seed), their mean ± t_{0.975, n−1} · sd/√n.',
+  precise:
+    'Start weights and final checkpoint of each run are evaluated with `magic-lab eval` on the first P test problems × k samples at τ = 1.0 and 0.6 with the eval seed = the run seed, on the run\'s own test set (each seed draws its own). Start and final share the seed (common random numbers).',
+  se:
+    'One run\'s SE of avg@k: √(p̄(1−p̄)/(P·k)), an upper bound of the sampling noise √(Σ p_i(1−p_i)/k)/P of re-evaluating the checkpoint on the same P problems (p(1−p) is concave); ≤ 1.10 points at 256 × 8. Gains: √(SE_start² + SE_final²) (conservative: start and final share the eval seed). The spread of problem difficulty is not in it: each seed has its own test set, so it is in the spread over seeds.',
+  auc: 'Area under the held-out curve: trapezoid rule over the periodic evals in metrics.jsonl (val/avg@k, the config\'s eval set) ÷ the step range = the mean held-out accuracy during training.',
+  entropy: `actor/entropy as the trainer logs it; trajectory = its mean over ${ENTROPY_WINDOWS} equal windows of steps; first/second half = steps ≤ S/2 / > S/2.`,
+  curves: 'Curves: per step (binned to at most 100 points for step metrics), the mean over seeds and its pointwise Student-t 95% band.',
+  cost: 'tokens = Σ perf/tokens_per_s × perf/step_s (prompt + response tokens generated, plus tokens trained); train time = the trainer\'s clock (time_ms, evaluations excluded).',
+};
+
+/** JSON with NaN/±Infinity as null (JSON has no NaN). */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n';
+}
+
+const round = (x: number, digits = 6) => (Number.isFinite(x) ? Number(x.toPrecision(digits)) : x);
+
+/** Mean ± pointwise t band over runs of one curve; bins step metrics to at most maxPoints. */
+export function aggregateCurves(runs: { seed: number; steps: number[]; values: number[] }[], maxPoints = 100): CurveBand {
+  const band: CurveBand = { steps: [], mean: [], lower: [], upper: [], n: [], seeds: {} };
+  if (runs.length === 0) return band;
+  const lastStep = Math.min(...runs.map((r) => (r.steps.length ? r.steps[r.steps.length - 1] : 0)));
+  const distinct = new Set(runs.flatMap((r) => r.steps.filter((s) => s <= lastStep)));
+  const perRun: number[][] = runs.map(() => []);
+  if (distinct.size <= maxPoints) {
+    const common = [...distinct].filter((s) => runs.every((r) => r.steps.includes(s))).sort((a, b) => a - b);
+    band.steps = common;
+    runs.forEach((r, i) => (perRun[i] = common.map((s) => r.values[r.steps.indexOf(s)])));
+  } else {
+    const w = Math.ceil(lastStep / maxPoints);
+    for (let hi = w; hi - w < lastStep; hi += w) {
+      const top = Math.min(hi, lastStep);
+      band.steps.push(top);
+      runs.forEach((r, i) => {
+        const vs = r.values.filter((v, j) => r.steps[j] > hi - w && r.steps[j] <= top && Number.isFinite(v));
+        perRun[i].push(vs.length ? vs.reduce((a, b) => a + b, 0) / vs.length : NaN);
+      });
+    }
+  }
+  band.steps.forEach((_, j) => {
+    const iv = tInterval(perRun.map((p) => p[j]));
+    band.mean.push(round(iv.mean));
+    band.lower.push(round(iv.lower));
+    band.upper.push(round(iv.upper));
+    band.n.push(iv.n);
+  });
+  runs.forEach((r, i) => (band.seeds[String(r.seed)] = perRun[i].map((v) => round(v))));
+  return band;
+}
+
+function metricStats(values: Map<number, number>, seIf?: Map<number, number>): MetricStats {
+  const xs = [...values.values()];
+  const iv = tInterval(xs);
+  const boot = bootstrapMeanInterval(xs, { seed: BOOTSTRAP_SEED, resamples: BOOTSTRAP_RESAMPLES });
+  const out: MetricStats = {
+    n: iv.n,
+    mean: iv.mean,
+    sd: iv.sd,
+    lower: iv.lower,
+    upper: iv.upper,
+    bootLower: boot.lower,
+    bootUpper: boot.upper,
+    values: Object.fromEntries([...values].map(([s, v]) => [String(s), v])),
+  };
+  if (seIf) {
+    const ses = [...seIf.values()].filter((x) => Number.isFinite(x));
+    out.meanRunSE = ses.length ? ses.reduce((a, b) => a + b, 0) / ses.length : NaN;
+  }
+  return out;
+}
+
+export interface SummaryInput {
+  spec: SweepSpec & { runs: string };
+  command: string;
+  /** Presets in sweep order. */
+  presets: string[];
+  /** Runs planned (for `complete`). */
+  planned: number;
+  runs: RunResult[];
+}
+
+export function buildSummary(input: SummaryInput): Summary {
+  const runs = [...input.runs].sort((a, b) => input.presets.indexOf(a.preset) - input.presets.indexOf(b.preset) || a.seed - b.seed);
+  const parsed = runs.map((r) => ({ r, m: parseMetricsJsonl(r.metricsText) }));
+  const runSummaries: RunSummary[] = parsed.map(({ r, m }) => {
+    const rm = computeRunMetrics({ preset: r.preset, seed: r.seed, metrics: m, start: r.start, final: r.final });
+    return { preset: r.preset, seed: r.seed, dir: r.dir, device: r.device, values: rm.values, se: rm.se, entropyWindows: rm.entropyWindows };
+  });
+
+  const presets: Record<string, PresetSummary> = {};
+  const byPreset = new Map<string, Map<number, Record<string, number>>>();
+  const targets = new Map<string, number>();
+  for (const p of input.presets) {
+    const rs = runSummaries.filter((r) => r.preset === p);
+    const cfg: RunConfig | undefined = runs.find((r) => r.preset === p)?.config;
+    byPreset.set(p, new Map(rs.map((r) => [r.seed, r.values])));
+    targets.set(p, cfg?.loss.entropy.target ?? NaN);
+    const metrics: Record<string, MetricStats> = {};
+    for (const def of RUN_METRICS) {
+      const vals = new Map(rs.map((r) => [r.seed, r.values[def.id]]));
+      const hasSE = rs.some((r) => def.id in r.se);
+      metrics[def.id] = metricStats(vals, hasSE ? new Map(rs.map((r) => [r.seed, r.se[def.id]])) : undefined);
+    }
+    const windows = rs.length ? rs[0].entropyWindows.map((w, j) => ({ w, j })) : [];
+    presets[p] = {
+      n: rs.length,
+      seeds: rs.map((r) => r.seed),
+      entropyTarget: cfg?.loss.entropy.target ?? NaN,
+      entropyMode: cfg?.loss.entropy.mode ?? 'unknown',
+      stages: cfg ? cfg.stages.map((s) => ({ maxResponseLength: s.maxResponseLength, steps: s.steps })) : [],
+      metrics,
+      entropyWindows: windows.map(({ w, j }) => {
+        const iv = tInterval(rs.map((r) => r.entropyWindows[j]?.mean ?? NaN));
+        return { from: w.from, to: w.to, n: iv.n, mean: iv.mean, lower: iv.lower, upper: iv.upper };
+      }),
+    };
+  }
+
+  const pairs: PairSummary[] = [];
+  for (let i = 0; i < input.presets.length; i++) {
+    for (let j = i + 1; j < input.presets.length; j++) {
+      const a = input.presets[i];
+      const b = input.presets[j];
+      const metrics: PairSummary['metrics'] = {};
+      for (const def of RUN_METRICS) {
+        const get = (p: string) => new Map([...(byPreset.get(p) ?? [])].map(([s, v]) => [s, v[def.id]]));
+        const d = pairedDifference(get(a), get(b));
+        metrics[def.id] = { n: d.n, mean: d.mean, lower: d.lower, upper: d.upper, seeds: d.seeds, diffs: d.diffs };
+      }
+      pairs.push({ a, b, metrics });
+    }
+  }
+
+  const curves: Record<string, Record<string, CurveBand>> = {};
+  const runCurveSets = parsed.map(({ r, m }) => ({ r, c: runCurves(m) }));
+  const keys = [...new Set(runCurveSets.flatMap(({ c }) => Object.keys(c)))].sort(curveOrder);
+  for (const key of keys) {
+    curves[key] = {};
+    for (const p of input.presets) {
+      const rs = runCurveSets.filter(({ r, c }) => r.preset === p && c[key]).map(({ r, c }) => ({ seed: r.seed, ...c[key] }));
+      if (rs.length) curves[key][p] = aggregateCurves(rs);
+    }
+  }
+
+  const findings = FINDINGS.filter((f) => f.presets.every((p) => input.presets.includes(p))).map((f) =>
+    evaluateFinding(f, { runs: byPreset, entropyTarget: targets }),
+  );
+
+  return {
+    schema: SUMMARY_SCHEMA,
+    complete: runs.length === input.planned,
+    command: input.command,
+    sweep: input.spec,
+    methods: METHODS,
+    runs: runSummaries,
+    presets,
+    pairs,
+    curves,
+    findings,
+  };
+}
+
+/** Curves in a fixed order: held-out accuracy (τ = 1.0 first), then entropy, coefficient, reward, length, truncation. */
+const CURVE_ORDER = ['actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio'];
+function curveRank(key: string): number {
+  const ev = /^val\/avg@\d+\/t(.+)$/.exec(key);
+  if (ev) return -Number(ev[1]); // τ = 1.0 before 0.6
+  const i = CURVE_ORDER.indexOf(key);
+  return i >= 0 ? i : CURVE_ORDER.length;
+}
+function curveOrder(a: string, b: string): number {
+  return curveRank(a) - curveRank(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+const ci = (unit: Parameters<typeof formatValue>[0], m: { mean: number; lower: number; upper: number }, signed = false) =>
+  `${formatValue(unit, m.mean, signed)} [${formatValue(unit, m.lower, signed)}, ${formatValue(unit, m.upper, signed)}]`;
+
+/** Metrics shown in the per-preset table of summary.md (all are in summary.json). */
+export const TABLE_METRICS = [
+  'start/avg/t1.0',
+  'final/avg/t1.0',
+  'gain/avg/t1.0',
+  'start/avg/t0.6',
+  'final/avg/t0.6',
+  'gain/avg/t0.6',
+  'auc/avg/t1.0',
+  'auc/avg/t0.6',
+  'entropy/first_half',
+  'entropy/second_half',
+  'truncation/mean',
+  'final/truncation/t1.0',
+  'tokens',
+  'wall_s',
+  'steps',
+];
+
+export function chartFileName(key: string): string {
+  return key.replace(/[^a-zA-Z0-9.]+/g, '-').replace(/^-|-$/g, '');
+}
+
+export function summaryMarkdown(s: Summary, o: { charts?: string[] } = {}): string {
+  const presets = Object.keys(s.presets);
+  const k = s.sweep.evalK;
+  const L: string[] = [];
+  L.push(`# Sweep summary`, '');
+  L.push(`Generated by \`magic-lab sweep\` from the run directories; do not edit (re-run the command to refresh).`, '');
+  L.push('```sh', s.command, '```', '');
+  if (!s.complete) L.push(`**Partial:** ${s.runs.length} runs finished so far; the same command continues the sweep.`, '');
+  const sched = s.sweep.steps !== null ? `${s.sweep.steps} steps per run` : s.sweep.minutes !== null ? `${s.sweep.minutes} minutes per run (wall clock)` : 'each preset\'s whole schedule';
+  L.push(
+    `Presets ${presets.map((p) => `\`${p}\``).join(', ')} × seeds ${s.sweep.seeds.join(', ')}; ${sched}; backend ${s.sweep.backend ?? 'train\'s default'}; ` +
+      `precise evaluation: ${s.sweep.evalProblems} test problems × ${k} samples at τ = ${s.sweep.evalTemperatures.map((t) => formatTemperature(t)).join(' and ')}.`,
+    '',
+  );
+  const devices = [...new Set(s.runs.map((r) => r.device).filter((d) => d))];
+  if (devices.length) L.push(`Device(s): ${devices.join('; ')}.`, '');
+  L.push('## Per preset: mean [95% CI over seeds]', '');
+  L.push(`Accuracies in % (avg@${k}), gains in points; entropy in nats; train time in minutes. Method: ${s.methods.interval.split('. ')[0]}.`, '');
+  L.push(`| metric | ${presets.join(' | ')} |`, `| --- |${presets.map(() => ' --- |').join('')}`);
+  for (const id of TABLE_METRICS) {
+    const d = metricDef(id);
+    const cells = presets.map((p) => {
+      const m = s.presets[p].metrics[id];
+      const se = m.meanRunSE !== undefined && Number.isFinite(m.meanRunSE) ? ` (run SE ${formatValue(d.unit, m.meanRunSE)})` : '';
+      return ci(d.unit, m, id.startsWith('gain/')) + se;
+    });
+    L.push(`| ${d.label}${unitSuffix(d.unit) ? ` (${unitSuffix(d.unit).trim()})` : ''} | ${cells.join(' | ')} |`);
+  }
+  L.push('', `Entropy target: ${presets.map((p) => `${p} ${Number.isFinite(s.presets[p].entropyTarget) ? s.presets[p].entropyTarget : '–'} (${s.presets[p].entropyMode})`).join(', ')}.`, '');
+
+  L.push('## Runs', '');
+  L.push(`Each accuracy is followed by its evaluation SE in points (${s.sweep.evalProblems} × ${k}; see Methods).`, '');
+  L.push(`| preset | seed | steps | start τ=1.0 | final τ=1.0 | gain τ=1.0 | start τ=0.6 | final τ=0.6 | gain τ=0.6 | entropy 2nd half | tokens | min | dir |`);
+  L.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  const acc = (r: RunSummary, id: string, signed = false) => `${formatValue('accuracy', r.values[id], signed)} ± ${formatValue('accuracy', r.se[id])}`;
+  for (const r of s.runs) {
+    L.push(
+      `| ${r.preset} | ${r.seed} | ${r.values.steps} | ${TEMPERATURES.map((t) => [acc(r, `start/avg/t${t}`), acc(r, `final/avg/t${t}`), acc(r, `gain/avg/t${t}`, true)].join(' | ')).join(' | ')} | ` +
+        `${formatValue('nats', r.values['entropy/second_half'])} | ${formatValue('tokens', r.values.tokens)} | ${formatValue('seconds', r.values.wall_s)} | \`${r.dir}\` |`,
+    );
+  }
+  const maxSE = Math.max(...s.runs.flatMap((r) => TEMPERATURES.flatMap((t) => [r.se[`start/avg/t${t}`], r.se[`final/avg/t${t}`]])).filter((x) => Number.isFinite(x)));
+  if (Number.isFinite(maxSE)) L.push('', `Largest single-run evaluation SE: ${formatValue('accuracy', maxSE)} points (${maxSE <= 0.015 ? 'within' : '**above**'} the 1.5-point requirement).`);
+  L.push('');
+
+  if (s.pairs.length) {
+    L.push('## Paired differences (a − b over the same seeds): mean [95% CI]', '');
+    const ids = ['final/avg/t1.0', 'gain/avg/t1.0', 'final/avg/t0.6', 'auc/avg/t1.0', 'entropy/mean', 'entropy/second_half', 'truncation/mean', 'tokens'];
+    L.push(`| a − b | ${ids.map((id) => `${metricDef(id).label}${unitSuffix(metricDef(id).unit) ? ` (${unitSuffix(metricDef(id).unit).trim()})` : ''}`).join(' | ')} |`);
+    L.push(`| --- |${ids.map(() => ' --- |').join('')}`);
+    for (const pr of s.pairs) L.push(`| ${pr.a} − ${pr.b} (n=${pr.metrics[ids[0]].n}) | ${ids.map((id) => ci(metricDef(id).unit, pr.metrics[id], true)).join(' | ')} |`);
+    L.push('');
+  }
+
+  L.push(`## Entropy trajectory: mean actor/entropy per window of steps [95% CI]`, '');
+  const wl = Math.max(0, ...presets.map((p) => s.presets[p].entropyWindows.length));
+  if (wl) {
+    const ref = presets.find((p) => s.presets[p].entropyWindows.length === wl)!;
+    L.push(`| steps | ${presets.join(' | ')} |`, `| --- |${presets.map(() => ' --- |').join('')}`);
+    for (let j = 0; j < wl; j++) {
+      const w = s.presets[ref].entropyWindows[j];
+      L.push(`| ${w.from + 1}–${w.to} | ${presets.map((p) => (s.presets[p].entropyWindows[j] ? ci('nats', s.presets[p].entropyWindows[j]) : '–')).join(' | ')} |`);
+    }
+    L.push('');
+  }
+
+  if (s.findings.length) {
+    L.push('## Findings covered by this sweep', '');
+    for (const f of s.findings) {
+      L.push(`- **${f.finding}**: ${f.verdict}`);
+      for (const c of f.checks) L.push(`  - ${c.describe}: ${formatCheck(c)} → ${c.verdict}`);
+    }
+    L.push('');
+  }
+
+  if (o.charts?.length) {
+    L.push('## Charts', '');
+    for (const c of o.charts) L.push(`![${c}](${c})`);
+    L.push('');
+  }
+  L.push('## Methods', '');
+  for (const [k2, v] of Object.entries(s.methods)) L.push(`- ${k2}: ${v}`);
+  L.push('');
+  return L.join('\n');
+}
+
+/** "+3.1 [0.4, 5.8]" in the check's metric units (r for correlations). */
+export function formatCheck(c: FindingResult['checks'][number]): string {
+  if (c.check.kind === 'correlation') {
+    const f = (x: number) => (x === null || !Number.isFinite(x) ? '–' : x.toFixed(2));
+    return `r = ${f(c.estimate)} [${f(c.lower)}, ${f(c.upper)}]`;
+  }
+  const unit = metricDef(c.check.metric).unit;
+  return ci(unit, { mean: c.estimate, lower: c.lower, upper: c.upper }, true) + unitSuffix(unit);
+}

@@ -1,0 +1,173 @@
+/**
+ * The sweep runner with fake train/eval: layout, cached start evaluations, resume after a kill
+ * mid-run and mid-evaluation (same summary.json byte for byte), skipping finished runs, and the
+ * refusal of a directory made by another sweep config.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/args';
+import { ablate } from '../../src/cli/ablate';
+import { main } from '../../src/cli/main';
+import { sweep } from '../../src/cli/sweep';
+import type { Summary } from '../../src/sweep/summary';
+import { fakeEval, fakeTrain } from './fakes';
+
+const BASE = 'public/checkpoints/base-tiny.mlck';
+const args = (out: string, ...extra: string[]) => [
+  '--presets',
+  'magic-tiny,grpo-tiny',
+  '--seeds',
+  '3',
+  '--seed-base',
+  '1',
+  '--eval-problems',
+  '8',
+  '--eval-k',
+  '2',
+  '--base',
+  BASE,
+  '--no-png',
+  '--out',
+  out,
+  ...extra,
+];
+
+function quietLog() {
+  const lines: string[] = [];
+  return { lines, log: (s: string) => lines.push(s) };
+}
+
+describe('sweep runner (fake train and eval)', () => {
+  it('runs presets × seeds in their own directories, evaluates start and final, caches the start evaluation', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'sweep-fake-'));
+    const trainCalls: string[][] = [];
+    const evalCalls: string[][] = [];
+    const { lines, log } = quietLog();
+    const s = await sweep(args(out), log, { train: fakeTrain({ calls: trainCalls }), evaluate: fakeEval({ calls: evalCalls }) });
+    expect(s.complete).toBe(true);
+    expect(s.runs.map((r) => `${r.preset}/${r.seed}`)).toEqual(['magic-tiny/1', 'magic-tiny/2', 'magic-tiny/3', 'grpo-tiny/1', 'grpo-tiny/2', 'grpo-tiny/3']);
+    for (const r of s.runs) {
+      const dir = join(out, 'runs', r.preset, `seed-${r.seed}`);
+      for (const f of ['sweep-run.json', 'config.json', 'metrics.jsonl', 'checkpoint.mlck', 'train-done.json', 'train.log', `eval-final-8x2-s${r.seed}.json`]) expect(existsSync(join(dir, f)), f).toBe(true);
+    }
+    // train: --preset --seed --out --base (no --quiet: the sweep reads its step lines for the progress line).
+    expect(trainCalls[0]).toEqual(['--preset', 'magic-tiny', '--seed', '1', '--out', join(out, 'runs', 'magic-tiny', 'seed-1'), '--base', BASE]);
+    // 6 final evals + 3 start evals: magic-tiny and grpo-tiny share the data config, so seed S's start evaluation is cached.
+    expect(evalCalls.length).toBe(9);
+    expect(evalCalls.filter((a) => a[1].endsWith('.mlck') && a[1].includes('start-evals')).length).toBe(3);
+    const finalOf = evalCalls.find((a) => a[1] === join(out, 'runs', 'grpo-tiny', 'seed-2', 'checkpoint.mlck'))!;
+    expect(finalOf).toEqual(['--checkpoint', finalOf[1], '--problems', '8', '--k', '2', '--temperatures', '1,0.6', '--seed', '2']);
+    // The synthetic start checkpoint is removed after its evaluation; the result stays.
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/magic-tiny \| 1 \| 4 \| \d+\.\d ± \d+\.\d/);
+    expect(s.runs[0].values['start/avg/t1.0']).toBe(s.runs[3].values['start/avg/t1.0']); // same seed, same start
+    expect(lines.some((l) => /^\[sweep 6\/6\] grpo-tiny seed 3: 4 steps; avg@2 on 8 problems: τ=1.0 .*% \(SE .*\) → .*gain/.test(l))).toBe(true);
+    expect(existsSync(join(out, 'charts', 'actor-entropy.svg'))).toBe(true);
+    expect(existsSync(join(out, 'charts', 'val-avg-2-t1.0.svg'))).toBe(true);
+  });
+
+  it('a sweep killed mid-run and mid-evaluation, then continued, writes the same summary.json as one never stopped', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'sweep-resume-')), 'sweep');
+    await sweep(args(out), () => {}, { train: fakeTrain(), evaluate: fakeEval() });
+    const straight = readFileSync(join(out, 'summary.json'), 'utf8');
+    rmSync(out, { recursive: true });
+
+    // 1. killed at step 3 of grpo-tiny seed 2 (its last checkpoint is at step 2; step 3's record is on disk).
+    await expect(sweep(args(out), () => {}, { train: fakeTrain({ killAt: { preset: 'grpo-tiny', seed: 2, step: 3 } }), evaluate: fakeEval() })).rejects.toThrow('killed');
+    const partial = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as Summary;
+    expect(partial.complete).toBe(false);
+    expect(partial.runs.length).toBe(4);
+    const grpo2 = join(out, 'runs', 'grpo-tiny', 'seed-2');
+    expect(existsSync(join(grpo2, 'train-done.json'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(grpo2, 'checkpoint.mlck'), 'utf8')).step).toBe(2);
+
+    // 2. continued, and killed again during the next evaluation (the resumed run's final eval).
+    const calls: string[][] = [];
+    const { lines, log } = quietLog();
+    await expect(sweep(args(out), log, { train: fakeTrain({ calls }), evaluate: fakeEval({ failOnCall: 1 }) })).rejects.toThrow('killed during eval');
+    expect(calls).toEqual([['--resume', grpo2]]);
+    expect(lines.filter((l) => / skipped$/.test(l)).length).toBe(4);
+    expect(existsSync(join(grpo2, 'train-done.json'))).toBe(true);
+
+    // 3. continued to the end.
+    const calls3: string[][] = [];
+    await sweep(args(out), () => {}, { train: fakeTrain({ calls: calls3 }), evaluate: fakeEval() });
+    expect(calls3.map((a) => a.slice(0, 4))).toEqual([['--preset', 'grpo-tiny', '--seed', '3']]);
+    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(straight);
+
+    // 4. a finished sweep re-run trains nothing and rewrites the same summary.
+    const calls4: string[][] = [];
+    await sweep(args(out), () => {}, { train: fakeTrain({ calls: calls4 }), evaluate: fakeEval({ calls: calls4 }) });
+    expect(calls4).toEqual([]);
+    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(straight);
+  });
+
+  it('refuses a directory made by another sweep config: exit 2, one line naming the difference', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'sweep-mismatch-'));
+    await sweep(args(out), () => {}, { train: fakeTrain(), evaluate: fakeEval() });
+    const err = await sweep(args(out).map((a) => (a === '3' ? '2' : a)), () => {}, { train: fakeTrain(), evaluate: fakeEval() }).catch((e) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toMatch(/--out: .* holds a different sweep \(seeds: 1,2,3 there, 1,2 now\)/);
+    const errs: string[] = [];
+    const code = await main(['sweep', ...args(out, '--steps', '2')], () => {}, (s) => errs.push(s));
+    expect(code).toBe(2);
+    expect(errs.join('\n').split('\n')).toHaveLength(1);
+    expect(errs[0]).toMatch(/^magic-lab sweep: --out: .* holds a different sweep \(steps: none there, 2 now\)/);
+  });
+
+  it('usage errors name the flag (exit 2)', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'sweep-usage-'));
+    const cases: [string[], RegExp][] = [
+      [['sweep', '--out', out], /--presets P1,P2,… is required/],
+      [['sweep', '--presets', 'magic-tiny', '--out', out, '--eval-problems', '9'], /--eval-problems: preset magic-tiny's test set has 8 problems, asked for 9/],
+      [['sweep', '--presets', 'nope', '--out', out], /--presets: .*unknown preset "nope"/],
+      [['sweep', '--presets', 'magic-tiny,magic-tiny', '--out', out], /--presets: magic-tiny is listed twice/],
+      [['sweep', '--presets', 'magic-tiny', '--out', out, '--backend', 'cuda'], /--backend: expected one of auto, webgpu, wasm/],
+      [['sweep', '--presets', 'magic-tiny', '--out', out, '--base', 'public/checkpoints/base.mlck', '--eval-problems', '8'], /--base: .* holds a different model than preset magic-tiny's/],
+      [['ablate'], /ablate: name a finding/],
+      [['ablate', 'nope'], /unknown finding "nope"/],
+    ];
+    for (const [argv, re] of cases) {
+      const errs: string[] = [];
+      const code = await main(argv, () => {}, (s) => errs.push(s));
+      expect(code, argv.join(' ')).toBe(2);
+      expect(errs.join('\n'), argv.join(' ')).toMatch(re);
+    }
+  });
+
+  it('ablate runs a finding into its report, sharing a run pool; --list and --replication', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ablate-'));
+    const reports = join(root, 'reports');
+    const { lines, log } = quietLog();
+    await ablate(['--list'], log);
+    expect(lines.join('\n')).toMatch(/magic-vs-grpo\s+MAGIC vs vanilla GRPO\n\s+presets: magic, grpo/);
+    // Full-size presets through fakes: --steps 4 keeps the fake short; the base of the full model is the shipped one.
+    const deps = { train: fakeTrain(), evaluate: fakeEval() };
+    const common = ['--seeds', '3', '--steps', '4', '--reports', reports, '--no-png', '--eval-problems', '16', '--eval-k', '2', '--reference', '--reference-dir', join(root, 'ref')];
+    await ablate(['magic-vs-grpo', ...common], () => {}, deps);
+    const report = JSON.parse(readFileSync(join(reports, 'magic-vs-grpo', 'report.json'), 'utf8'));
+    expect(report.finding.id).toBe('magic-vs-grpo');
+    expect(['reproduced', 'contradicted', 'inconclusive']).toContain(report.result.verdict);
+    expect(report.seeds).toEqual([101, 102, 103]);
+    expect(readFileSync(join(reports, 'magic-vs-grpo', 'report.md'), 'utf8')).toMatch(/## Verdict: \*\*\w+\*\*/);
+    expect(existsSync(join(reports, 'runs', 'steps4-default', 'magic', 'seed-101', 'train-done.json'))).toBe(true);
+    // A second finding reuses the magic runs of the pool: only no-rejection trains.
+    const calls: string[][] = [];
+    await ablate(['rejection', ...common], () => {}, { train: fakeTrain({ calls }), evaluate: fakeEval() });
+    expect(calls.map((c) => c[1])).toEqual(['no-rejection', 'no-rejection', 'no-rejection']);
+    const ref = JSON.parse(readFileSync(join(root, 'ref', 'rejection.json'), 'utf8'));
+    expect(ref.kind).toBe('finding');
+    expect(Object.keys(ref.presets)).toEqual(['magic', 'no-rejection']);
+    const index = JSON.parse(readFileSync(join(root, 'ref', 'index.json'), 'utf8'));
+    expect(index.entries.map((e: { name: string }) => e.name)).toEqual(['magic-vs-grpo', 'rejection']);
+    // REPLICATION.md from the two reports; the other findings are "not run yet".
+    const repl = join(root, 'REPLICATION.md');
+    await ablate(['--replication', '--reports', reports, '--out', repl], () => {});
+    const text = readFileSync(repl, 'utf8');
+    expect(text).toMatch(/\| \[MAGIC vs vanilla GRPO\]\(#magic-vs-grpo\) \| \w+ \| 3 \| 4 steps \|/);
+    expect(text.match(/not run yet/gi)!.length).toBe(7 * 2);
+    expect(text).toContain('Its central lesson: premature entropy collapse hurts');
+    expect(text).toContain('](reports/magic-vs-grpo/report.md)');
+  });
+});

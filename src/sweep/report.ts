@@ -130,7 +130,7 @@ export function findingReportMarkdown(r: FindingReport): string {
   L.push(`- Presets: ${f.presets.map((p) => `\`${p}\``).join(', ')}`);
   L.push(`- Seeds: ${r.seeds.join(', ')} (${r.seeds.length} per preset)`);
   L.push(`- Schedule: ${scheduleText(r)}`);
-  if (r.devices.length) L.push(`- Device: ${r.devices.join('; ')}`);
+  if (r.devices.length) L.push(`- Device: ${r.devices.join('; ')}${r.devices.length > 1 ? ' — **mixed devices**: the runs did not all use one backend' : ''}`);
   L.push(`- Command: \`${r.command}\``, '');
   L.push(`## Verdict: ${VERDICT_WORD[r.result.verdict]}`, '');
   L.push(...checksList(r), '');

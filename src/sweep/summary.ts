@@ -115,9 +115,25 @@ export const METHODS: Record<string, string> = {
   cost: 'tokens = Σ perf/tokens_per_s × perf/step_s (prompt + response tokens generated, plus tokens trained); train time = the trainer\'s clock (time_ms, evaluations excluded).',
 };
 
-/** JSON with NaN/±Infinity as null (JSON has no NaN). */
+/**
+ * JSON with NaN/±Infinity as null (JSON has no NaN), indented, with arrays of numbers or strings
+ * on one line (curves stay readable and small).
+ */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n';
+  const fmt = (v: unknown, indent: string): string => {
+    if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+    if (v === null || typeof v !== 'object') return v === undefined ? 'null' : JSON.stringify(v);
+    const inner = indent + '  ';
+    if (Array.isArray(v)) {
+      if (v.length === 0) return '[]';
+      if (v.every((x) => x === null || typeof x !== 'object')) return `[${v.map((x) => fmt(x, inner)).join(', ')}]`;
+      return `[\n${v.map((x) => inner + fmt(x, inner)).join(',\n')}\n${indent}]`;
+    }
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+    if (entries.length === 0) return '{}';
+    return `{\n${entries.map(([k, x]) => `${inner}${JSON.stringify(k)}: ${fmt(x, inner)}`).join(',\n')}\n${indent}}`;
+  };
+  return fmt(value, '') + '\n';
 }
 
 const round = (x: number, digits = 6) => (Number.isFinite(x) ? Number(x.toPrecision(digits)) : x);

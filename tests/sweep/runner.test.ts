@@ -3,7 +3,7 @@
  * mid-run and mid-evaluation (same summary.json byte for byte), skipping finished runs, and the
  * refusal of a directory made by another sweep config.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { UsageError } from '../../src/cli/args';
 import { ablate } from '../../src/cli/ablate';
 import { main } from '../../src/cli/main';
 import { sweep } from '../../src/cli/sweep';
+import { formatDuration, planSweep, progressText, trainArgs, type SweepOptions } from '../../src/sweep/runner';
 import type { Summary } from '../../src/sweep/summary';
 import { fakeEval, fakeTrain } from './fakes';
 
@@ -169,5 +170,41 @@ describe('sweep runner (fake train and eval)', () => {
     expect(text.match(/not run yet/gi)!.length).toBe(7 * 2);
     expect(text).toContain('Its central lesson: premature entropy collapse hurts');
     expect(text).toContain('](reports/magic-vs-grpo/report.md)');
+  });
+
+  it('train arguments: fresh, --resume, and what is left of a --minutes budget', () => {
+    const out = mkdtempSync(join(tmpdir(), 'sweep-args-'));
+    const o: SweepOptions = {
+      presets: ['magic-tiny'],
+      seeds: [7],
+      steps: null,
+      minutes: 10,
+      config: { loss: { epsHigh: 0.25 } },
+      backend: 'wasm',
+      threads: 2,
+      evalProblems: 8,
+      evalK: 2,
+      evalTemperatures: [1, 0.6],
+      base: BASE,
+      out,
+      command: 'x',
+    };
+    const [run] = planSweep(o);
+    expect(run.dir).toBe(join(out, 'runs', 'magic-tiny', 'seed-7'));
+    expect(run.config.loss.epsHigh).toBe(0.25);
+    expect(run.config.seed).toBe(7);
+    expect(trainArgs(run, o)).toEqual(['--preset', 'magic-tiny', '--seed', '7', '--out', run.dir, '--config', join(run.dir, 'sweep-config.json'), '--base', BASE, '--minutes', '10', '--backend', 'wasm', '--threads', '2']);
+    mkdirSync(run.dir, { recursive: true });
+    writeFileSync(join(run.dir, 'checkpoint.mlck'), '');
+    writeFileSync(join(run.dir, 'metrics.jsonl'), JSON.stringify({ type: 'step', step: 40, time_ms: 4 * 60000 }) + '\n');
+    expect(trainArgs(run, o)).toEqual(['--resume', run.dir, '--minutes', '6', '--backend', 'wasm', '--threads', '2']);
+    writeFileSync(join(run.dir, 'metrics.jsonl'), JSON.stringify({ type: 'step', step: 90, time_ms: 11 * 60000 }) + '\n');
+    expect(trainArgs(run, { ...o, backend: null, threads: null })).toEqual(['--resume', run.dir, '--steps', '90']); // budget spent: finish where it got to
+  });
+
+  it('progress line', () => {
+    expect(progressText({ index: 3, total: 10, preset: 'magic', seed: 102, step: 45, plannedSteps: 200, etaS: 4320 })).toBe('[sweep 3/10] magic seed 102 · step 45/200 · ETA 1 h 12 min');
+    expect(formatDuration(NaN)).toBe('–');
+    expect(formatDuration(89)).toBe('1 min');
   });
 });

@@ -10,13 +10,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32Label } from '../model/checkpoint';
+import { presetNames } from '../rl/config';
 import { FINDINGS, getFinding, findingIds } from '../sweep/findings';
 import { DEFAULT_REFERENCE_DIR, referenceFromSummary, writeReference } from '../sweep/reference';
 import { buildFindingReport, DEFAULT_REPORTS_DIR, findingReportMarkdown, replicationMarkdown } from '../sweep/report';
 import type { SweepDeps, SweepOptions } from '../sweep/runner';
 import { toJson } from '../sweep/summary';
 import { parseFlags, UsageError, type FlagSpec } from './args';
-import { DEFAULT_DEPS, RUN_FLAGS, runAndSummarize, sweepOptionsFromFlags } from './sweep';
+import { DEFAULT_DEPS, HELP_FLAG, RUN_FLAGS, runAndSummarize, sweepOptionsFromFlags } from './sweep';
 
 export const ABLATE_FLAGS: Record<string, FlagSpec> = {
   list: { type: 'bool', help: 'list the findings and their presets' },
@@ -25,6 +26,7 @@ export const ABLATE_FLAGS: Record<string, FlagSpec> = {
   out: { type: 'string', help: `report directory (default ${DEFAULT_REPORTS_DIR}/<finding>); with --replication the file written` },
   ...RUN_FLAGS,
   reference: { type: 'bool', help: `also write ${DEFAULT_REFERENCE_DIR}/<finding>.json for the page` },
+  help: HELP_FLAG,
 };
 
 const USAGE_LINE = 'ablate FINDING [--seeds N] [--steps N | --minutes M] [--backend B] [--out DIR]  |  ablate --list  |  ablate --replication';
@@ -65,6 +67,8 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   if (positional === undefined) throw new UsageError(`ablate: name a finding (${findingIds().join(', ')}); usage: magic-lab ${USAGE_LINE}`);
   const finding = getFinding(positional);
   if (!finding) throw new UsageError(`ablate: unknown finding ${JSON.stringify(positional)} (known: ${findingIds().join(', ')})`);
+  const missing = finding.presets.filter((p) => !presetNames().includes(p));
+  if (missing.length) throw new UsageError(`ablate ${finding.id}: this build has no preset ${missing.join(', ')} (src/rl/config.ts)`);
   const out = String(flags.out ?? join(reportsDir, finding.id));
   const o = sweepOptionsFromFlags(flags, finding.presets, out, `magic-lab ablate ${argv.join(' ')}`);
   if (flags.runs === undefined) o.runs = join(reportsDir, 'runs', poolTag(o));

@@ -33,14 +33,16 @@ export const RUN_FLAGS: Record<string, FlagSpec> = {
   runs: { type: 'string', help: 'run pool directory (default OUT/runs)' },
   'reference-dir': { type: 'string', help: `where --reference writes (default ${DEFAULT_REFERENCE_DIR})` },
   'no-png': { type: 'bool', help: 'charts as SVG only (no headless Chromium)' },
-  help: { type: 'bool', help: 'show this help' },
 };
+
+export const HELP_FLAG: FlagSpec = { type: 'bool', help: 'show this help' };
 
 export const SWEEP_FLAGS: Record<string, FlagSpec> = {
   presets: { type: 'string', help: 'comma-separated presets, e.g. magic,grpo (required)' },
   out: { type: 'string', help: 'sweep directory (required): runs/, summary.json, summary.md, charts/' },
   ...RUN_FLAGS,
   reference: { type: 'string', help: 'also write public/reference/NAME.json (and its index entry) from the summary' },
+  help: HELP_FLAG,
 };
 
 /** The sweep options common to sweep and ablate, from parsed flags. */

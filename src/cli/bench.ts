@@ -134,7 +134,7 @@ async function benchBackend(flags: Record<string, unknown>, choice: BackendChoic
       totalS += flop(s) / (g * 1e9);
     }
     const matmul: BenchResult['matmul'] = { gflops: totalFlop / totalS / 1e9, shapes: shapes.length, largest: { shape: shapeName, gflops: await gflopsOf(big) } };
-    if ('rt' in backend) {
+    if (backend.name === 'webgpu') {
       // WebGPU only: every kernel variant timed at the train step's shapes (the run uses a fixed one per adapter kind).
       const v = await chooseMatmulVariant((backend as WebGpuBackend).rt, shapes);
       matmul.variants = v.gflops;

@@ -77,7 +77,17 @@ export interface RunConfig {
     dualClip: number | null;
     /** Aggregation: 'token-mean' over all batch tokens (1/T_k, MAGIC) or per-sequence mean (GRPO). */
     aggregation: LossAggregation;
-    /** Entropy term α_k·H_t (Eq. 3.2): target = tgt-ent, delta = Δ, cMin/cMax = c_min/c_max, c0 = c_0. */
+    /**
+     * Entropy term α_k·H_t (Eq. 3.2): target = tgt-ent, delta = Δ, cMin/cMax = c_min/c_max, c0 = c_0,
+     * constantCoef = α in 'constant' mode, gate = which e the on/off gate reads, and estimator =
+     * which e_k the controller sees, both measured on the post-rejection batch's response tokens
+     * before the update: 'exact' = mean entropy H_t of the rollout distribution (Rollout.entropy;
+     * logged as actor/entropy, as verl does) or 'sampled' = −mean log π_old(sampled token) (the
+     * paper text's estimate; logged as actor/entropy_sampled). Default 'exact' for now: same
+     * expectation, no sampling noise (BENCHMARKS.md: the sampled e_k of one batch has a std of
+     * ≈ 0.05 step to step); the multi-seed sweep that measures which holds the target better may
+     * change it.
+     */
     entropy: EntropyControlConfig;
     /** KL(π_θ‖π_ref) penalty: β (0 = off, no reference model) and estimator. */
     kl: { beta: number; type: KlType };
@@ -176,6 +186,8 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
       // The const-entropy ablation: a small fixed α (paper finding 4: a small constant still collapses).
       constantCoef: 0.01,
       gate: 'current',
+      // Exact mean H_t over the kept batch (see RunConfig.loss.entropy); may change after the sweep.
+      estimator: 'exact',
     },
     kl: { beta: 0, type: 'k3' },
     advantageStd: true,
@@ -397,6 +409,7 @@ function check(c: RunConfig): void {
   num(e.c0, 'loss.entropy.c0', { min: 0, max: 10 });
   num(e.constantCoef, 'loss.entropy.constantCoef', { min: 0, max: 10 });
   oneOf(e.gate, 'loss.entropy.gate', ['current', 'lagged'] as const);
+  oneOf(e.estimator, 'loss.entropy.estimator', ['exact', 'sampled'] as const);
   num(l.kl.beta, 'loss.kl.beta', { min: 0, max: 100 });
   oneOf(l.kl.type, 'loss.kl.type', ['k1', 'k3', 'low_var_kl'] as const);
   bool(l.advantageStd, 'loss.advantageStd');

@@ -4,8 +4,12 @@
  *   α_k = c_k · 1{e_k < target}
  *   c_{k+1} = clamp(c_k + Δ if e_k < target else c_k − Δ, [c_min, c_max]),  c_0 = c0
  *
- * e_k = −mean log π_old(sampled token) over the kept rollout batch, measured BEFORE the
- * actor step. Per step the trainer does:
+ * e_k is the kept (post-rejection) rollout batch's entropy under π_old, measured BEFORE the actor
+ * step, with one of two estimators (`estimator`, see batchEntropy): 'exact' = the token mean of the
+ * full next-token distribution's entropy H_t (what verl logs as actor/entropy), or 'sampled' =
+ * −mean log π_old(sampled token), the estimate the paper's text describes. Both have the same
+ * expectation when sampling at the loss's τ without top-p; the exact one has no sampling noise.
+ * Per step the trainer does:
  *
  *   const alpha = entropyCoefForStep(cfg, state, e_k);   // α_k, uses c_k (not yet updated)
  *   …actor step with loss term −α_k·H…
@@ -19,6 +23,7 @@
  */
 
 export type EntropyMode = 'adaptive' | 'constant' | 'off';
+export type EntropyEstimator = 'exact' | 'sampled';
 
 export interface EntropyControlConfig {
   mode: EntropyMode;
@@ -35,6 +40,8 @@ export interface EntropyControlConfig {
   constantCoef: number;
   /** 'current': gate on e_k (paper); 'lagged': gate on e_{k−1} (released code). */
   gate: 'current' | 'lagged';
+  /** Which e_k the controller sees: 'exact' mean H_t or the 'sampled' −mean log π (batchEntropy). */
+  estimator: EntropyEstimator;
 }
 
 /** Serialisable controller state (goes into checkpoints as plain JSON). */
@@ -85,6 +92,49 @@ export function sampledEntropy(logProbs: ArrayLike<number>, mask?: ArrayLike<boo
     n++;
   }
   return n === 0 ? NaN : -s / n;
+}
+
+/** e = mean of the per-token full-distribution entropies H_t (the exact batch entropy). */
+export function exactEntropy(entropies: ArrayLike<number>, mask?: ArrayLike<boolean | number>): number {
+  let s = 0;
+  let n = 0;
+  for (let i = 0; i < entropies.length; i++) {
+    if (mask !== undefined && !mask[i]) continue;
+    s += entropies[i];
+    n++;
+  }
+  return n === 0 ? NaN : s / n;
+}
+
+/** Per-token log π_old(sampled token) and H_t of one response (a Rollout has both). */
+export interface ResponseEntropy {
+  logp: ArrayLike<number>;
+  entropy: ArrayLike<number>;
+}
+
+/**
+ * Both estimates of a batch's entropy, each a token mean over every response token of the batch
+ * (a long response weighs by its length, as the loss's 1/T_k does), summed in a fixed order:
+ * exact = mean H_t, sampled = −mean log π_old(sampled token). NaN for a batch without tokens.
+ */
+export function batchEntropy(responses: readonly ResponseEntropy[]): { exact: number; sampled: number } {
+  let h = 0;
+  let lp = 0;
+  let n = 0;
+  for (const r of responses) {
+    if (r.logp.length !== r.entropy.length) throw new RangeError(`a response has ${r.logp.length} log-probs but ${r.entropy.length} entropies`);
+    for (let i = 0; i < r.logp.length; i++) {
+      h += r.entropy[i];
+      lp += r.logp[i];
+    }
+    n += r.logp.length;
+  }
+  return n === 0 ? { exact: NaN, sampled: NaN } : { exact: h / n, sampled: -lp / n };
+}
+
+/** e_k as the controller sees it: the estimate `estimator` picks from batchEntropy's pair. */
+export function controllerEntropy(estimator: EntropyEstimator, estimates: { exact: number; sampled: number }): number {
+  return estimator === 'exact' ? estimates.exact : estimates.sampled;
 }
 
 /** Validates and restores a checkpointed state (throws on a malformed one). */

@@ -4,9 +4,15 @@
  */
 import { checkGroupLayout } from './advantage';
 
-/** Per-step metric keys. `actor/entropy` is e_k (−mean sampled log-prob, before the update). */
+/**
+ * Per-step metric keys. The rollout batch's entropy under π_old, before the update, over the
+ * post-rejection batch's response tokens (src/rl/entropy.ts batchEntropy): `actor/entropy` =
+ * exact mean entropy H_t of the sampling distribution (as verl logs it), `actor/entropy_sampled` =
+ * −mean log-prob of the sampled tokens. The controller's e_k is the one loss.entropy.estimator picks.
+ */
 export const STEP_METRIC_KEYS = {
   entropy: 'actor/entropy',
+  entropySampled: 'actor/entropy_sampled',
   entropyCoeff: 'actor/entropy_coeff',
   entropyCoeffRealized: 'actor/entropy_coeff_realized',
   pgLoss: 'actor/pg_loss',
@@ -29,6 +35,12 @@ export type StepMetricKey = (typeof STEP_METRIC_KEYS)[keyof typeof STEP_METRIC_K
 /** One training step's record. A value that does not exist this step (e.g. no update) is NaN. */
 export type StepMetrics = Record<StepMetricKey, number>;
 export const STEP_METRIC_KEY_LIST: readonly StepMetricKey[] = Object.values(STEP_METRIC_KEYS);
+/**
+ * Keys added after step records were first written (metrics.jsonl, run files): a reader fills
+ * them with NaN when an older record lacks them. (Before actor/entropy_sampled existed,
+ * actor/entropy held the sampled estimate.)
+ */
+export const LATER_STEP_METRIC_KEYS: readonly StepMetricKey[] = [STEP_METRIC_KEYS.entropySampled];
 
 export type EvalMetricKind = 'avg' | 'pass' | 'maj';
 

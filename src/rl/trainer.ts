@@ -20,7 +20,7 @@ import { Rng } from '../util/rng';
 import { computeAdvantages } from './advantage';
 import { tokenWeights } from './aggregation';
 import { buildRunDataset, longestResponseLength, resolveStage, validateRunConfig, type RunConfig, type StageConfig } from './config';
-import { entropyCoefForStep, entropyStateFromJSON, initialEntropyState, loggedEntropyCoef, sampledEntropy, updateEntropyState, type EntropyControllerState } from './entropy';
+import { batchEntropy, controllerEntropy, entropyCoefForStep, entropyStateFromJSON, initialEntropyState, loggedEntropyCoef, updateEntropyState, type EntropyControllerState } from './entropy';
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
 import { planMiniBatches } from './minibatch';
@@ -336,8 +336,8 @@ export class MagicTrainer {
     for (const g of keptGroups) for (let j = 0; j < G; j++) kept.push({ roll: all[g * G + j], adv: advantages[g * G + j] });
 
     // ---- e_k (post-rejection batch; all rollouts when everything was rejected) and α_k
-    const source = kept.length ? kept.map((k) => k.roll) : all;
-    const entropyEstimate = sampledEntropy(source.flatMap((r) => r.logp));
+    const entropies = batchEntropy(kept.length ? kept.map((k) => k.roll) : all);
+    const entropyEstimate = controllerEntropy(cfg.loss.entropy.estimator, entropies);
     const cBefore = loggedEntropyCoef(cfg.loss.entropy, this.state.entropy);
     let alpha = NaN;
     let stats: StepStats[] = [];
@@ -362,7 +362,8 @@ export class MagicTrainer {
     const record = {
       step,
       time_ms: this.state.elapsedMs,
-      [K.entropy]: entropyEstimate,
+      [K.entropy]: entropies.exact,
+      [K.entropySampled]: entropies.sampled,
       [K.entropyCoeff]: cBefore,
       [K.entropyCoeffRealized]: kept.length ? alpha : 0,
       [K.pgLoss]: mean((s) => s.pgLoss),

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { parseCsv, parseJsonl, runToCsv, runToJsonl } from '../../src/ui/lib/runfile';
+import { fakeRun } from '../ui/helpers';
 import {
+  LATER_STEP_METRIC_KEYS,
   STEP_METRIC_KEY_LIST,
   avgAtK,
   batchMetrics,
@@ -94,15 +97,35 @@ describe('evalMetrics', () => {
 });
 
 describe('step metrics', () => {
-  it('names are exactly the verl/Skywork keys', () => {
+  it('names are exactly the verl/Skywork keys (plus the sampled entropy estimate under its own name)', () => {
     expect([...STEP_METRIC_KEY_LIST].sort()).toEqual(
       [
-        'actor/entropy', 'actor/entropy_coeff', 'actor/entropy_coeff_realized', 'actor/pg_loss', 'actor/pg_clipfrac',
+        'actor/entropy', 'actor/entropy_sampled', 'actor/entropy_coeff', 'actor/entropy_coeff_realized', 'actor/pg_loss', 'actor/pg_clipfrac',
         'actor/pg_clipfrac_lower', 'actor/ppo_kl', 'actor/grad_norm', 'critic/score/mean', 'response_length/mean',
         'response_length/clip_ratio', 'batch/solve_none', 'batch/solve_all', 'batch/kept_groups', 'stage',
         'perf/tokens_per_s', 'perf/step_s',
       ].sort(),
     );
+  });
+  it('run files written before actor/entropy_sampled existed still import, with NaN for it', () => {
+    expect(LATER_STEP_METRIC_KEYS).toEqual(['actor/entropy_sampled']);
+    const run = fakeRun('a', 3);
+    const [header, ...rest] = runToJsonl(run).trim().split('\n');
+    const old = rest.map((l) => {
+      const o = JSON.parse(l);
+      delete o['actor/entropy_sampled'];
+      return JSON.stringify(o);
+    });
+    const back = parseJsonl([header, ...old].join('\n'), 'old.jsonl');
+    expect(back.steps.map((s) => s['actor/entropy_sampled'])).toEqual([NaN, NaN, NaN]);
+    expect(back.steps.map((s) => s['actor/entropy'])).toEqual(run.steps.map((s) => s['actor/entropy']));
+    // CSV: the column may be missing too; any other step column is still required.
+    const csv = runToCsv(run).split('\n').map((l) => l.split(','));
+    const col = csv[0].indexOf('actor/entropy_sampled');
+    const oldCsv = csv.map((cells) => cells.filter((_, j) => j !== col).join(',')).join('\n');
+    expect(parseCsv(oldCsv, 'old.csv').steps.every((s) => Number.isNaN(s['actor/entropy_sampled']))).toBe(true);
+    const noEntropy = csv.map((cells) => cells.filter((_, j) => j !== csv[0].indexOf('actor/entropy')).join(',')).join('\n');
+    expect(() => parseCsv(noEntropy, 'bad.csv')).toThrow(/missing column "actor\/entropy"/);
   });
   it('batchMetrics counts solve-none / solve-all groups, mean score, length and clip ratio', () => {
     const m = batchMetrics({

@@ -44,7 +44,7 @@ export function chartSpecs(cfg: RunConfig): ChartSpec[] {
     evalSeries.push({ key: evalKey('pass', k, t), label: `pass@${k} τ=${t}`, source: 'eval' });
   }
   return [
-    { id: 'entropy', title: 'Entropy e_k', help: 'actor/entropy: −mean log π_old of the sampled tokens (nats), before the update; dashed line = target.', series: [{ key: 'actor/entropy', label: 'entropy', source: 'step' }], entropyTarget: true, log: true },
+    { id: 'entropy', title: 'Entropy e_k', help: 'actor/entropy: mean entropy of the rollout distribution over the kept response tokens (nats), before the update; dashed line = target.', series: [{ key: 'actor/entropy', label: 'entropy', source: 'step' }], entropyTarget: true, log: true },
     { id: 'entropy-coeff', title: 'Entropy coefficient', help: 'c_k (set) and α_k = c_k·1{e_k < target} (realised).', series: [{ key: 'actor/entropy_coeff', label: 'c (set)', source: 'step' }, { key: 'actor/entropy_coeff_realized', label: 'α (realised)', source: 'step' }] },
     { id: 'reward', title: 'Reward & held-out accuracy', help: 'Train reward (critic/score/mean) and held-out avg@k / pass@k at each eval temperature.', series: [{ key: 'critic/score/mean', label: 'train reward', source: 'step' }, ...evalSeries] },
     { id: 'length', title: 'Response length', help: 'Mean response length (tokens, left) and truncation ratio (right).', series: [{ key: 'response_length/mean', label: 'mean length', source: 'step' }, { key: 'response_length/clip_ratio', label: 'truncated', source: 'step', right: true }] },

@@ -84,6 +84,7 @@ export const CONFIG_FIELDS: readonly FieldMeta[] = [
   f('loss.entropy.cMax', 'entropy', 'c_max', 'c max', 'c_max: upper clamp of the coefficient c (released 5e-3).', { kind: 'number', min: 0, max: 10, step: 1e-3 }),
   f('loss.entropy.c0', 'entropy', 'c_0', 'c₀', 'c_0: initial coefficient.', { kind: 'number', min: 0, max: 10, step: 1e-3 }),
   f('loss.entropy.constantCoef', 'entropy', 'α', 'Constant α', "α in 'constant' mode (small → still collapses, large → entropy explodes).", { kind: 'number', min: 0, max: 10, step: 1e-3 }),
+  f('loss.entropy.estimator', 'entropy', 'e_k', 'Entropy estimate', "e_k the controller sees, over the kept batch before the update: 'exact' mean entropy H_t of the rollout distribution (actor/entropy) or 'sampled' −mean log π of the sampled tokens (actor/entropy_sampled).", { kind: 'select', options: ['exact', 'sampled'] }),
   f('loss.entropy.gate', 'entropy', '1{e<tgt}', 'Gate', "On/off gate: 'current' gates on e_k (paper), 'lagged' on e_{k−1} (released code).", { kind: 'select', options: ['current', 'lagged'] }),
 
   f('eval.everySteps', 'eval', 'every', 'Eval every', 'Evaluate on the held-out set every this many steps (0 = never during training).', { kind: 'int', min: 0 }),

@@ -9,7 +9,7 @@
  * default config and says so in its name.
  */
 import { DEFAULT_RUN_CONFIG, validateRunConfig, type RunConfig } from '../../rl/config';
-import { STEP_METRIC_KEY_LIST } from '../../rl/metrics';
+import { LATER_STEP_METRIC_KEYS, STEP_METRIC_KEY_LIST } from '../../rl/metrics';
 import type { EvalRecord, StepRecord } from '../../rl/trainer-types';
 
 export const RUN_FILE_FORMAT = 'magic-lab-run';
@@ -128,7 +128,11 @@ export function parseJsonl(text: string, file: string): Omit<RunData, 'id'> & { 
     if (obj.type === 'step') {
       const step = checkStepNumber(obj.step, file, line);
       const m = parseMetrics(obj, file, line);
-      for (const k of STEP_METRIC_KEY_LIST) if (!(k in m)) throw new RunFileError(file, line, `step record is missing "${k}"`);
+      for (const k of STEP_METRIC_KEY_LIST) {
+        if (k in m) continue;
+        if (LATER_STEP_METRIC_KEYS.includes(k)) m[k] = NaN;
+        else throw new RunFileError(file, line, `step record is missing "${k}"`);
+      }
       if (!('time_ms' in m)) throw new RunFileError(file, line, 'step record is missing "time_ms"');
       if (steps.length && step <= steps[steps.length - 1].step) throw new RunFileError(file, line, `steps must increase, got step ${step} after ${steps[steps.length - 1].step}`);
       steps.push({ ...m, step } as StepRecord);
@@ -158,7 +162,7 @@ export function parseCsv(text: string, file: string): RunData {
   if (lines.length === 0) throw new RunFileError(file, null, 'empty file');
   const header = lines[0].split(',').map((h) => h.trim());
   if (header[0] !== 'step') throw new RunFileError(file, 1, `the first column must be "step", got ${JSON.stringify(header[0])}`);
-  const missing = ['time_ms', ...STEP_METRIC_KEY_LIST].filter((k) => !header.includes(k));
+  const missing = ['time_ms', ...STEP_METRIC_KEY_LIST.filter((k) => !LATER_STEP_METRIC_KEYS.includes(k))].filter((k) => !header.includes(k));
   if (missing.length) throw new RunFileError(file, 1, `missing column${missing.length > 1 ? 's' : ''} ${missing.map((m) => `"${m}"`).join(', ')}`);
   const dup = header.find((h, i) => header.indexOf(h) !== i);
   if (dup) throw new RunFileError(file, 1, `duplicate column "${dup}"`);
@@ -182,7 +186,7 @@ export function parseCsv(text: string, file: string): RunData {
     const step = checkStepNumber(row.step, file, line);
     if (Number.isFinite(row.time_ms)) {
       const rec: Record<string, number> = { step, time_ms: row.time_ms };
-      for (const k of STEP_METRIC_KEY_LIST) rec[k] = row[k];
+      for (const k of STEP_METRIC_KEY_LIST) rec[k] = row[k] ?? NaN;
       if (steps.length && step <= steps[steps.length - 1].step) throw new RunFileError(file, line, `steps must increase, got step ${step} after ${steps[steps.length - 1].step}`);
       steps.push(rec as StepRecord);
     }

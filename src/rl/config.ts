@@ -99,7 +99,14 @@ export interface RunConfig {
   /** Truncated responses: 'none' (reward 0 counts, MAGIC) or the Adv-Mask variants. */
   truncation: { mode: TruncationMode };
   update: {
-    /** D_R / D_T: mini-batches (optimizer steps) per rollout batch per epoch. Must divide D_R. */
+    /**
+     * D_R / D_T: mini-batches (optimizer steps) per rollout batch per epoch. D_T is formed from
+     * the kept (post-rejection) responses, not whole groups: each epoch shuffles them (seeded by
+     * run seed and step) and cuts them into exactly this many mini-batches of sizes differing by
+     * at most one (advantages are computed per group first, so a group may span mini-batches).
+     * So an RL step that keeps anything takes exactly N_SGD optimizer steps, whatever rejection
+     * keeps. At most G of every stage, so that one kept group still fills every mini-batch.
+     */
     miniBatches: number;
     /** N_reuse: passes over each rollout batch. N_SGD = miniBatches · reuseEpochs. */
     reuseEpochs: number;
@@ -427,9 +434,10 @@ function check(c: RunConfig): void {
   num(u.weightDecay, 'update.weightDecay', { min: 0, max: 10 });
   nullable(u.gradClip, (v) => num(v, 'update.gradClip', { min: 0, max: 1e6, minOpen: true }));
   c.stages.forEach((_, i) => {
-    const b = resolveStage(c, i).batchPrompts;
-    if (b % u.miniBatches !== 0) {
-      throw new ConfigError('update.miniBatches', `must divide the batch prompts D_R of every stage; stages[${i}] has ${b}, got ${u.miniBatches}`);
+    // Rejection may keep a single group: its G responses must still fill every mini-batch.
+    const g = resolveStage(c, i).groupSize;
+    if (u.miniBatches > g) {
+      throw new ConfigError('update.miniBatches', `must be at most the group size G of every stage (one kept group must fill every mini-batch); stages[${i}] has ${g}, got ${u.miniBatches}`);
     }
   });
 
@@ -496,8 +504,9 @@ const PRESET_DIFFS: Record<string, (base: RunConfig, tiny: boolean) => RunConfig
     rejection: { mode: 'off' },
   }),
   'temp-0.6': () => ({ rollout: { temperature: 0.6 } }),
-  // 4 mini-batches per rollout batch → N_SGD = 4 (the tiny batch grows to 4 prompts to split).
-  'off-policy-nsgd4': (_b, tiny) => ({ update: { miniBatches: 4 }, ...(tiny ? { rollout: { batchPrompts: 4 } } : {}) }),
+  // 4 mini-batches per rollout batch → exactly N_SGD = 4 optimizer steps per RL step
+  // (D_T = a quarter of the kept responses, see update.miniBatches), off-policy after the first.
+  'off-policy-nsgd4': () => ({ update: { miniBatches: 4 } }),
   'kl-on': () => ({ loss: { kl: { beta: 1e-3 } } }),
   'adv-mask-before': () => ({ truncation: { mode: 'adv-mask-before' } }),
   'adv-mask-after': () => ({ truncation: { mode: 'adv-mask-after' } }),

@@ -5,7 +5,7 @@
  *   stage bookkeeping (multi-stage schedule, online filter at stage starts)
  *   → D_R prompts × G responses sampled at τ (KV cache)
  *   → exact verifier rewards → group advantages (truncation masks) → rejection sampling
- *   → e_k and the adaptive entropy coefficient α_k → mini-batch updates (GRPO loss, AdamW)
+ *   → e_k and the adaptive entropy coefficient α_k → N_SGD mini-batch updates (GRPO loss, AdamW)
  *   → controller update, metrics, periodic held-out evaluation.
  *
  * Everything random derives from (seed, step), and every reduction is fixed-order, so a run
@@ -107,7 +107,7 @@ export class MagicTrainer {
   get offlineReport(): OfflineFilterReport | null {
     return this.state.offline;
   }
-  /** AdamW steps taken so far (N_SGD per RL step with kept groups). */
+  /** AdamW steps taken so far (exactly N_SGD = miniBatches · reuseEpochs per RL step that keeps anything). */
   get optimizerSteps(): number {
     return this.state.adamStep;
   }
@@ -399,7 +399,7 @@ export class MagicTrainer {
     this.order = this.shuffledPool(this.state.epoch);
   }
 
-  /** Mini-batch GRPO updates on the kept responses; returns per-optimizer-step stats. */
+  /** N_SGD mini-batch GRPO updates on the kept responses (D_T: planMiniBatches); returns per-optimizer-step stats. */
   private async update(kept: { roll: Rollout; adv: number }[], maxResponseLength: number, temperature: number, alpha: number, step: number) {
     const cfg = this.cfg;
     const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + maxResponseLength;
@@ -409,13 +409,12 @@ export class MagicTrainer {
       miniBatches: cfg.update.miniBatches,
       reuseEpochs: cfg.update.reuseEpochs,
       seed: batchSeed(cfg.seed, STREAM.minibatch, step),
-      groupSize: G,
     });
     const onPolicy = miniBatches.length === 1;
     const stats: StepStats[] = [];
     let tokens = 0;
     for (const mb of miniBatches) {
-      // Rows padded to a power-of-two number of groups so only a few batch shapes are ever built.
+      // Rows padded to G × a power of two so only a few batch shapes are ever built.
       const groupsInMb = Math.ceil(mb.length / G);
       const rows = G * (1 << Math.ceil(Math.log2(Math.max(1, groupsInMb))));
       const tok = new Uint32Array(rows * T).fill(PAD_ID);

@@ -74,8 +74,8 @@ describe('validateRunConfig', () => {
     ['model zero layers', { model: { nLayers: 0 } }, 'model.nLayers', /between 1 and 64, got 0/],
     ['model unknown field', { model: { layers: 2 } }, 'model.layers', /unknown field/],
     ['group size 1', { rollout: { groupSize: 1 } }, 'rollout.groupSize', /integer in \[2, 1024\], got 1/],
-    ['miniBatches not dividing D_R', { update: { miniBatches: 3 } }, 'update.miniBatches', /stages\[0\] has 16, got 3/],
-    ['stage D_R override not divisible', { update: { miniBatches: 4 }, stages: [{ maxResponseLength: 10, steps: 5, batchPrompts: 6 }] }, 'update.miniBatches', /stages\[0\] has 6/],
+    ['more mini-batches than one group fills', { update: { miniBatches: 9 } }, 'update.miniBatches', /at most the group size G of every stage.*stages\[0\] has 8, got 9/],
+    ['stage G override below miniBatches', { update: { miniBatches: 4 }, stages: [{ maxResponseLength: 10, steps: 5 }, { maxResponseLength: 10, steps: 5, groupSize: 2 }] }, 'update.miniBatches', /stages\[1\] has 2, got 4/],
     ['stage with neither steps nor convergence', { stages: [{ maxResponseLength: 24 }] }, 'stages[0]', /exactly one of "steps" and "convergence"/],
     ['stage with both', { stages: [{ maxResponseLength: 24, steps: 3, convergence: {} }] }, 'stages[0]', /exactly one/],
     ['response longer than the context', { stages: [{ maxResponseLength: 24, steps: 5 }, { maxResponseLength: 80, steps: 5 }] }, 'stages[1].maxResponseLength', /\[1, 63\], got 80/],
@@ -176,7 +176,7 @@ describe('presets', () => {
       const t = PRESETS[`${name}-tiny`];
       expect(t.model).toMatchObject({ vocabSize: VOCAB_SIZE, contextLength: 64, dModel: 16, nLayers: 1, nHeads: 2 });
       expect(t.rollout.groupSize).toBe(4);
-      expect(t.rollout.batchPrompts).toBe(name === 'off-policy-nsgd4' ? 4 : 2);
+      expect(t.rollout.batchPrompts).toBe(2);
       if (name === 'single-stage') expect(t.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[24, 4]]);
       else expect(t.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[16, 2], [24, 2]]);
       expect(t.data.trainSize).toBeLessThanOrEqual(16);

@@ -51,7 +51,20 @@ describe('tiny presets through the trainer', () => {
     for (const r of ce.records) expect(r['actor/entropy_coeff_realized']).toBe(getPreset('const-entropy-tiny').loss.entropy.constantCoef);
   });
 
-  it('off-policy N_SGD=4 takes several optimizer steps per rollout batch; on-policy takes one', async () => {
+  it('off-policy N_SGD=4 takes exactly 4 optimizer steps per rollout batch, however many groups rejection keeps; on-policy takes one', async () => {
+    // Rejection on (the preset as is): 4 prompts per step keep 0…4 groups; a step that keeps any takes exactly 4 steps.
+    const rt = await gpu();
+    const tiny = getPreset('off-policy-nsgd4-tiny');
+    const t = await MagicTrainer.create(webgpuBackend(rt), { ...tiny, rollout: { ...tiny.rollout, batchPrompts: 4 } }, { checkpoint: BASE_TINY });
+    const kept: number[] = [];
+    while (!t.done) {
+      const before = t.optimizerSteps;
+      const r = (await t.trainStep()).record;
+      kept.push(r['batch/kept_groups']);
+      expect(t.optimizerSteps - before, `step ${r.step}, ${r['batch/kept_groups']} groups kept`).toBe(r['batch/kept_groups'] > 0 ? 4 : 0);
+    }
+    // Some step kept fewer groups than N_SGD (the old group-wise split took only that many steps).
+    expect(kept.some((k) => k > 0 && k < 4), JSON.stringify(kept)).toBe(true);
     const off = await runAll('off-policy-nsgd4-tiny', { rejection: { mode: 'off', maxRefillRounds: 0 } });
     expect(off.t.optimizerSteps).toBe(4 * off.t.step);
     const on = await runAll('magic-tiny', { rejection: { mode: 'off', maxRefillRounds: 0 } });

@@ -61,7 +61,7 @@ export const CONFIG_FIELDS: readonly FieldMeta[] = [
   f('rollout.groupSize', 'strategy', 'G', 'Group size', 'G (M in Eq. 3.1): responses sampled per prompt; advantages are normalised within a group.', { kind: 'int', min: 2 }),
   f('rollout.batchPrompts', 'strategy', 'D_R', 'Batch prompts', 'D_R: prompts per rollout batch (stages may override).', { kind: 'int', min: 1 }),
   f('truncation.mode', 'strategy', 'trunc', 'Truncated responses', "Truncated responses: 'none' = reward 0 counts (MAGIC); Adv-Mask-Before / -After zero their advantage.", { kind: 'select', options: ['none', 'adv-mask-before', 'adv-mask-after'] }),
-  f('update.miniBatches', 'strategy', 'D_R/D_T', 'Mini-batches', 'D_R / D_T: optimizer steps per rollout batch; > 1 is off-policy (N_SGD = mini-batches × reuse). Must divide D_R.', { kind: 'int', min: 1 }),
+  f('update.miniBatches', 'strategy', 'D_R/D_T', 'Mini-batches', 'D_R / D_T: optimizer steps per rollout batch; > 1 is off-policy (N_SGD = mini-batches × reuse). The kept responses are shuffled and split into exactly this many equal parts, whatever rejection keeps. At most G.', { kind: 'int', min: 1 }),
   f('update.reuseEpochs', 'strategy', 'N_reuse', 'Reuse epochs', 'N_reuse: passes over each rollout batch; MAGIC is on-policy (1).', { kind: 'int', min: 1, max: 100 }),
   f('update.lr', 'strategy', 'η', 'Learning rate', 'AdamW constant learning rate (paper 1e-6 at 7B; a tiny char model needs ~1e-4…1e-3).', { kind: 'number', min: 1e-7, max: 1, step: 1e-5 }),
   f('update.beta1', 'strategy', 'β₁', 'Adam β₁', 'AdamW first-moment decay.', { kind: 'number', min: 0, max: 0.9999, step: 0.001 }),

@@ -23,7 +23,7 @@ const CTL = HEAP_BASE - 64;
 type KernelFn = (...args: number[]) => void;
 export interface KernelExports {
   run(prog: number, count: number, tid: number, nt: number, ctl: number, canWait: number): void;
-  workerLoop(ctl: number, tid: number): void;
+  workerLoop(ctl: number, tid: number, seen0: number): void;
   [name: string]: unknown;
 }
 
@@ -84,15 +84,15 @@ function canBlock(): boolean {
 // A pool thread: instantiate the module on the shared memory, report ready, then serve programs
 // until the quit word is set (src/cpu/assembly/index.ts workerLoop).
 const NODE_WORKER = `const { parentPort, workerData } = require('node:worker_threads');
-const { module, memory, ctl, tid } = workerData;
+const { module, memory, ctl, tid, gen } = workerData;
 const inst = new WebAssembly.Instance(module, { env: { memory } });
 parentPort.postMessage('ready');
-inst.exports.workerLoop(ctl, tid);`;
+inst.exports.workerLoop(ctl, tid, gen);`;
 const WEB_WORKER = `self.onmessage = (e) => {
-  const { module, memory, ctl, tid } = e.data;
+  const { module, memory, ctl, tid, gen } = e.data;
   const inst = new WebAssembly.Instance(module, { env: { memory } });
   self.postMessage('ready');
-  inst.exports.workerLoop(ctl, tid);
+  inst.exports.workerLoop(ctl, tid, gen);
   self.close();
 };`;
 
@@ -101,7 +101,10 @@ interface PoolThread {
 }
 
 async function startThread(module: WebAssembly.Module, memory: WebAssembly.Memory, tid: number): Promise<PoolThread> {
-  const data = { module, memory, ctl: CTL, tid };
+  // gen: the job generation now; the thread serves every job posted after it (even one posted
+  // before its loop starts).
+  const gen = Atomics.load(new Int32Array(memory.buffer, CTL, 16), 2);
+  const data = { module, memory, ctl: CTL, tid, gen };
   if (isNode) {
     const wt = (await import(/* @vite-ignore */ 'node:' + 'worker_threads')) as typeof import('node:worker_threads');
     const w = new wt.Worker(NODE_WORKER, { eval: true, workerData: data });

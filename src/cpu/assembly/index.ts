@@ -260,12 +260,14 @@ export function run(prog: usize, count: i32, tid: i32, nt: i32, ctl: usize, canW
 }
 
 /**
- * A pool thread's life: wait for the job generation to move, run the posted program as thread
- * `tid`, repeat; returns when the quit word is set.
+ * A pool thread's life: wait for the job generation to move past `seen0`, run the posted program
+ * as thread `tid`, repeat; returns when the quit word is set.
  */
-export function workerLoop(ctl: usize, tid: i32): void {
+export function workerLoop(ctl: usize, tid: i32, seen0: i32): void {
   if (ASC_FEATURE_THREADS) {
-    let seen = atomic.load<i32>(ctl, 8);
+    // seen0: the job generation when the pool was started (read here, a job posted between the
+    // thread's start and this call would be missed, and the poster would wait at its barrier forever).
+    let seen = seen0;
     while (true) {
       let spins = 0;
       let g = atomic.load<i32>(ctl, 8);

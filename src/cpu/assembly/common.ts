@@ -31,15 +31,18 @@
 }
 
 // exp(x) for 4 lanes: x = n·ln2 + r (|r| ≤ ln2/2, Cody–Waite split), e^r by a degree-6
-// polynomial, 2^n by exponent bits. Relative error ~2e-7 over the clamped range; x below
-// -87.3 flushes to 0, above 88.3 clamps (never reached by max-subtracted arguments).
+// polynomial, 2^n by exponent bits. Relative error ~2e-7; x below -87.3 flushes to 0 (as does a
+// NaN), above 88.3 clamps (never reached by max-subtracted arguments). Rounding to n uses the
+// 1.5·2^23 trick and pmin/pmax (single instructions), not nearest / trunc_sat / NaN-aware min.
 const LOG2E: f32 = 1.44269504088896341;
 const LN2_HI: f32 = 0.693359375;
 const LN2_LO: f32 = -2.12194440e-4;
+const ROUND: f32 = 12582912.0; // 1.5·2^23: adding it rounds |v| < 2^22 to an integer in the low mantissa bits
 
 @inline export function exp4(x0: v128): v128 {
-  const x = f32x4.min(x0, f32x4.splat(88.3));
-  const n = f32x4.nearest(f32x4.mul(x, f32x4.splat(LOG2E)));
+  const x = f32x4.pmax(f32x4.pmin(x0, f32x4.splat(88.3)), f32x4.splat(-87.3));
+  const t = f32x4.add(f32x4.mul(x, f32x4.splat(LOG2E)), f32x4.splat(ROUND));
+  const n = f32x4.sub(t, f32x4.splat(ROUND));
   let r = f32x4.sub(x, f32x4.mul(n, f32x4.splat(LN2_HI)));
   r = f32x4.sub(r, f32x4.mul(n, f32x4.splat(LN2_LO)));
   // e^r ≈ 1 + r + r²/2 + … + r⁶/720 (Horner).
@@ -50,8 +53,8 @@ const LN2_LO: f32 = -2.12194440e-4;
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(0.5));
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.0));
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.0));
-  // 2^n: n clamped to [-126, 127] so the exponent field stays normal; below -87.3 → 0.
-  const ni = i32x4.trunc_sat_f32x4_s(f32x4.max(n, f32x4.splat(-126.0)));
+  // 2^n from the integer in t's low mantissa bits (n ∈ [-126, 127]).
+  const ni = i32x4.sub(t, i32x4.splat(0x4b400000));
   const scale = i32x4.shl(i32x4.add(ni, i32x4.splat(127)), 23);
   const res = f32x4.mul(p, scale);
   return v128.and(res, f32x4.gt(x0, f32x4.splat(-87.3)));
@@ -64,7 +67,7 @@ const LN2_LO: f32 = -2.12194440e-4;
 
 // tanh(u) = 1 − 2/(e^{2u} + 1), u clamped to ±15 (tanh is ±1 in f32 there).
 @inline export function tanh4(u0: v128): v128 {
-  const u = f32x4.max(f32x4.min(u0, f32x4.splat(15.0)), f32x4.splat(-15.0));
+  const u = f32x4.pmax(f32x4.pmin(u0, f32x4.splat(15.0)), f32x4.splat(-15.0));
   const e = exp4(f32x4.add(u, u));
   return f32x4.sub(f32x4.splat(1.0), f32x4.div(f32x4.splat(2.0), f32x4.add(e, f32x4.splat(1.0))));
 }

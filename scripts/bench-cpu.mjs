@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+/**
+ * Quick benchmark of the CPU engine (a measurement, not a test), on the bench's default model:
+ * V32 T64 D64 L2 H4 (mlp 4×), batch 16 × 64 tokens.
+ *   - matmul GFLOP/s at every product of a train step (forward, input- and weight-gradient of
+ *     each linear layer), total-FLOP weighted, and the largest one;
+ *   - train step tokens/s: forward + on-policy GRPO loss + backward + grad norm + clipped AdamW;
+ *   - sampling tokens/s: 16 sequences from a one-token prompt up to the full context (tokens
+ *     actually generated).
+ * Usage: node --import tsx scripts/bench-cpu.mjs [--threads N] [--steps N]
+ */
+import { parseArgs } from 'node:util';
+import { validateModelConfig } from '../src/model/config.ts';
+import { wasmBackend } from '../src/model/cpu-policy.ts';
+import { initParams } from '../src/model/init.ts';
+import { trainMatmulShapes } from '../src/model/policy.ts';
+import { Rng } from '../src/util/rng.ts';
+
+const { values } = parseArgs({ options: { threads: { type: 'string' }, steps: { type: 'string', default: '10' } } });
+const threads = values.threads ? Number(values.threads) : undefined;
+const steps = Number(values.steps);
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const cfg = validateModelConfig({ vocabSize: 32, contextLength: 64, nLayers: 2, dModel: 64, nHeads: 4, mlpRatio: 4 });
+const B = 16;
+const T = 64;
+const rows = B * T;
+
+const backend = await wasmBackend({ threads });
+console.log(`backend: ${backend.description}`);
+try {
+  let flop = 0;
+  let secs = 0;
+  let largest = { flop: 0, name: '', gflops: 0 };
+  for (const s of trainMatmulShapes(cfg, rows)) {
+    const g = await backend.matmulGflops(s, 7);
+    const f = 2 * s.M * s.N * s.K;
+    flop += f;
+    secs += f / (g * 1e9);
+    if (f > largest.flop) largest = { flop: f, name: `${s.M}x${s.N}x${s.K}${s.transA ? ' Aᵀ' : ''}${s.transB ? ' Bᵀ' : ''}`, gflops: g };
+  }
+  console.log(`matmul: ${(flop / secs / 1e9).toFixed(1)} GFLOP/s over a train step's ${trainMatmulShapes(cfg, rows).length} products; largest ${largest.name}: ${largest.gflops.toFixed(1)} GFLOP/s`);
+
+  const policy = await backend.createPolicy(cfg, 'bench');
+  policy.setParams(initParams(cfg, 1));
+  policy.resetAdamState();
+  const rng = new Rng(7);
+  const tokens = Uint32Array.from({ length: rows }, () => rng.int(0, cfg.vocabSize - 1));
+  const targets = new Uint32Array(rows);
+  const weights = new Float32Array(rows);
+  const mask = new Float32Array(rows);
+  const advantages = new Float32Array(rows);
+  for (let b = 0; b < B; b++) {
+    const a = rng.normal();
+    for (let t = 0; t < T - 1; t++) {
+      targets[b * T + t] = tokens[b * T + t + 1];
+      mask[b * T + t] = 1;
+      weights[b * T + t] = 1 / (B * (T - 1));
+      advantages[b * T + t] = a;
+    }
+  }
+  const batch = { rows: B, T, temperature: 1, tokens, targets, mask, weights, advantages };
+  const loss = { kind: 'grpo', opts: { epsLow: 0.2, epsHigh: 0.2, dualClip: null, entCoef: 0.01, klCoef: 0, klType: 'k3' } };
+  const adamw = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
+  const times = [];
+  for (let i = 0; i < steps + 2; i++) {
+    const t0 = performance.now();
+    await policy.update(batch, loss, { step: i + 1, adamw });
+    if (i >= 2) times.push(performance.now() - t0);
+  }
+  const stepMs = median(times);
+  console.log(`train step (fwd + GRPO + bwd + AdamW), ${B}×${T}: ${stepMs.toFixed(2)} ms median → ${Math.round((rows / stepMs) * 1000)} tokens/s`);
+
+  const sampleTimes = [];
+  let generated = 0;
+  for (let i = 0; i < 6; i++) {
+    const t0 = performance.now();
+    const res = await policy.generate({ prompts: Array.from({ length: B }, () => [0]), maxResponseLength: T - 1, temperature: 1, topP: 1, seed: i, eosId: cfg.vocabSize - 1, padId: 0 });
+    if (i > 0) sampleTimes.push(performance.now() - t0);
+    generated = res.responses.reduce((s, r) => s + r.length, 0);
+  }
+  const sampleMs = median(sampleTimes);
+  console.log(`sampling, ${B} sequences up to ${T - 1} tokens (${generated} generated): ${sampleMs.toFixed(2)} ms → ${Math.round((generated / sampleMs) * 1000)} tokens/s`);
+  policy.destroy();
+} finally {
+  backend.destroy();
+}

@@ -34,19 +34,38 @@ import { at, exp1, exp4 } from './common';
     for (let i = 0; i < hs; i++) acc += load<f32>(at(q, i)) * load<f32>(at(kt, i * T + s));
     store<f32>(at(scores, s), acc * scale);
   }
-  let mx = load<f32>(scores);
-  for (let u = 1; u < n; u++) mx = max(mx, load<f32>(at(scores, u)));
+  return rowMax(scores, n);
+}
+
+/** Max of row[0..n) (n ≥ 1; exact, so the reduction order does not matter). */
+@inline function rowMax(row: usize, n: i32): f32 {
+  let mx = load<f32>(row);
+  let s = 0;
+  if (n >= 4) {
+    let v = v128.load(row);
+    for (s = 4; s + 4 <= n; s += 4) v = f32x4.pmax(v, v128.load(at(row, s)));
+    mx = max(max(f32x4.extract_lane(v, 0), f32x4.extract_lane(v, 1)), max(f32x4.extract_lane(v, 2), f32x4.extract_lane(v, 3)));
+  }
+  for (; s < n; s++) mx = max(mx, load<f32>(at(row, s)));
   return mx;
 }
 
-/** In place: row[s] = exp(row[s] − mx)/Σ for s < n (Σ in s order). */
+/** In place: row[s] = exp(row[s] − mx)/Σ for s < n (Σ: 4 lane partials, lanes combined, then the tail). */
 @inline function softmaxRow(row: usize, n: i32, mx: f32): void {
   const mv = f32x4.splat(mx);
+  let acc = f32x4.splat(0);
   let s = 0;
-  for (; s + 4 <= n; s += 4) v128.store(at(row, s), exp4(f32x4.sub(v128.load(at(row, s)), mv)));
-  for (; s < n; s++) store<f32>(at(row, s), exp1(load<f32>(at(row, s)) - mx));
-  let sum: f32 = 0;
-  for (let u = 0; u < n; u++) sum += load<f32>(at(row, u));
+  for (; s + 4 <= n; s += 4) {
+    const e = exp4(f32x4.sub(v128.load(at(row, s)), mv));
+    v128.store(at(row, s), e);
+    acc = f32x4.add(acc, e);
+  }
+  let sum: f32 = (f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 1)) + (f32x4.extract_lane(acc, 2) + f32x4.extract_lane(acc, 3));
+  for (; s < n; s++) {
+    const e = exp1(load<f32>(at(row, s)) - mx);
+    store<f32>(at(row, s), e);
+    sum += e;
+  }
   const inv: f32 = 1.0 / sum;
   const iv = f32x4.splat(inv);
   s = 0;
@@ -54,9 +73,28 @@ import { at, exp1, exp4 } from './common';
   for (; s < n; s++) store<f32>(at(row, s), load<f32>(at(row, s)) * inv);
 }
 
-/** out[i] = Σ_{s<n} p[s]·v[s·stride + i] (s order; vector over channels i). */
+/** out[i] = Σ_{s<n} p[s]·v[s·stride + i] (s order; 16, then 4, then 1 channel at a time). */
 @inline function weightedSum(p: usize, v: usize, stride: i32, out: usize, n: i32, hs: i32): void {
   let i = 0;
+  for (; i + 16 <= hs; i += 16) {
+    let a0 = f32x4.splat(0);
+    let a1 = f32x4.splat(0);
+    let a2 = f32x4.splat(0);
+    let a3 = f32x4.splat(0);
+    let pv = at(v, i);
+    for (let s = 0; s < n; s++) {
+      const w = v128.load32_splat(at(p, s));
+      a0 = f32x4.add(a0, f32x4.mul(w, v128.load(pv)));
+      a1 = f32x4.add(a1, f32x4.mul(w, v128.load(pv, 16)));
+      a2 = f32x4.add(a2, f32x4.mul(w, v128.load(pv, 32)));
+      a3 = f32x4.add(a3, f32x4.mul(w, v128.load(pv, 48)));
+      pv += <usize>stride << 2;
+    }
+    v128.store(at(out, i), a0);
+    v128.store(at(out, i + 4), a1);
+    v128.store(at(out, i + 8), a2);
+    v128.store(at(out, i + 12), a3);
+  }
   for (; i + 4 <= hs; i += 4) {
     let acc = f32x4.splat(0);
     for (let s = 0; s < n; s++) acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(at(p, s)), v128.load(at(v, s * stride + i))));
@@ -85,7 +123,7 @@ export function attentionForward(qkv: usize, out: usize, att: usize, scratch: us
       const row = at(att, (u * T + t) * T);
       const mx = scoreRow(at(qkv, (b * T + t) * C3 + h * hs), scratch, row, t, hs, T, scale);
       softmaxRow(row, t + 1, mx);
-      for (let s = t + 1; s < T; s++) store<f32>(at(row, s), 0);
+      if (t + 1 < T) memory.fill(at(row, t + 1), 0, <usize>(T - t - 1) << 2);
       weightedSum(row, at(qkv, b * T * C3 + 2 * C + h * hs), C3, at(out, (b * T + t) * C + h * hs), t + 1, hs);
     }
   }
@@ -129,17 +167,45 @@ export function attentionBackward(dout: usize, qkv: usize, att: usize, dqkv: usi
     const kBase = at(qkv, seq * C3 + C + h * hs);
     const qBase = at(qkv, seq * C3 + h * hs);
     for (let t = 0; t < T; t++) weightedSum(at(dpre, t * T), kBase, C3, at(dqkv, (seq + t) * C3 + h * hs), t + 1, hs);
-    // dk_s = Σ_{t≥s} dpre[t,s]·q_t and dv_s = Σ_{t≥s} att[t,s]·dout_t.
+    // dk_s = Σ_{t≥s} dpre[t,s]·q_t and dv_s = Σ_{t≥s} att[t,s]·dout_t (t order).
+    const dBase = at(dout, seq * C + h * hs);
+    const aBase = at(att, u * T * T);
     for (let s = 0; s < T; s++) {
       const dk = at(dqkv, (seq + s) * C3 + C + h * hs);
       const dv = at(dqkv, (seq + s) * C3 + 2 * C + h * hs);
       let i = 0;
+      for (; i + 8 <= hs; i += 8) {
+        let k0 = f32x4.splat(0);
+        let k1 = f32x4.splat(0);
+        let v0 = f32x4.splat(0);
+        let v1 = f32x4.splat(0);
+        let pq = at(qBase, s * C3 + i);
+        let pd = at(dBase, s * C + i);
+        let pp = at(dpre, s * T + s);
+        let pa = at(aBase, s * T + s);
+        for (let t = s; t < T; t++) {
+          const g = v128.load32_splat(pp);
+          const a = v128.load32_splat(pa);
+          k0 = f32x4.add(k0, f32x4.mul(g, v128.load(pq)));
+          k1 = f32x4.add(k1, f32x4.mul(g, v128.load(pq, 16)));
+          v0 = f32x4.add(v0, f32x4.mul(a, v128.load(pd)));
+          v1 = f32x4.add(v1, f32x4.mul(a, v128.load(pd, 16)));
+          pq += <usize>C3 << 2;
+          pd += <usize>C << 2;
+          pp += <usize>T << 2;
+          pa += <usize>T << 2;
+        }
+        v128.store(at(dk, i), k0);
+        v128.store(at(dk, i + 4), k1);
+        v128.store(at(dv, i), v0);
+        v128.store(at(dv, i + 4), v1);
+      }
       for (; i + 4 <= hs; i += 4) {
         let ak = f32x4.splat(0);
         let av = f32x4.splat(0);
         for (let t = s; t < T; t++) {
           ak = f32x4.add(ak, f32x4.mul(v128.load32_splat(at(dpre, t * T + s)), v128.load(at(qBase, t * C3 + i))));
-          av = f32x4.add(av, f32x4.mul(v128.load32_splat(at(att, (u * T + t) * T + s)), v128.load(at(dout, (seq + t) * C + h * hs + i))));
+          av = f32x4.add(av, f32x4.mul(v128.load32_splat(at(aBase, t * T + s)), v128.load(at(dBase, t * C + i))));
         }
         v128.store(at(dk, i), ak);
         v128.store(at(dv, i), av);
@@ -149,7 +215,7 @@ export function attentionBackward(dout: usize, qkv: usize, att: usize, dqkv: usi
         let av: f32 = 0;
         for (let t = s; t < T; t++) {
           ak += load<f32>(at(dpre, t * T + s)) * load<f32>(at(qBase, t * C3 + i));
-          av += load<f32>(at(att, (u * T + t) * T + s)) * load<f32>(at(dout, (seq + t) * C + h * hs + i));
+          av += load<f32>(at(aBase, t * T + s)) * load<f32>(at(dBase, t * C + i));
         }
         store<f32>(at(dk, i), ak);
         store<f32>(at(dv, i), av);
@@ -183,9 +249,7 @@ export function attentionDecode(qkv: usize, kcache: usize, vcache: usize, out: u
         for (let i = 0; i < hs; i++) acc += load<f32>(at(qh, i)) * load<f32>(at(k, i));
         store<f32>(at(scratch, s), acc * scale);
       }
-      let mx = load<f32>(scratch);
-      for (let s = 1; s < n; s++) mx = max(mx, load<f32>(at(scratch, s)));
-      softmaxRow(scratch, n, mx);
+      softmaxRow(scratch, n, rowMax(scratch, n));
       weightedSum(scratch, at(vb, h * hs), C, at(out, b * C + h * hs), n, hs);
     }
   }

@@ -69,8 +69,8 @@ let hi: i32 = 0;
 
 // Thread control block (i32 words): 0 barrier count, 1 barrier generation, 2 job generation,
 // 3 program, 4 command count, 5 threads, 6 quit, 7 whether thread 0 may block in atomic.wait.
-const SPIN_BARRIER: i32 = 1 << 17;
-const SPIN_IDLE: i32 = 1 << 15;
+const SPIN_BARRIER: i32 = 1 << 12;
+const SPIN_IDLE: i32 = 1 << 12;
 
 function barrier(ctl: usize, nt: i32, canWait: bool): void {
   if (ASC_FEATURE_THREADS) {

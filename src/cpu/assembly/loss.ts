@@ -57,8 +57,10 @@ export function rowStats(logits: usize, V: i32, temperature: f32, scratch: usize
 }
 
 /**
- * Rows [r0, r1): logp[r] = z[target] − logsumexp(z), entropy[r] = −Σ p·log p, lse[r] saved for the
- * backward. A target ≥ V yields NaN (visible, like the GPU kernel). scratch: V floats.
+ * Rows [r0, r1): logp[r] = z[target] − logsumexp(z), entropy[r] = −Σ p·log p. lse[r] saves
+ * logsumexp(z) − max(z) = log1p(u) for the backward (not logsumexp itself: its small part would be
+ * lost in f32 next to a large max, and with it 1 − p of a peaked row's top token). A target ≥ V
+ * yields NaN (visible, like the GPU kernel). scratch: V floats.
  */
 export function lsmForward(logits: usize, targets: usize, logp: usize, entropy: usize, lse: usize, V: i32, temperature: f32, scratch: usize, r0: i32, r1: i32): void {
   for (let r = r0; r < r1; r++) {
@@ -67,17 +69,23 @@ export function lsmForward(logits: usize, targets: usize, logp: usize, entropy: 
     const tgt = load<u32>(at(targets, r));
     store<f32>(at(logp, r), tgt < <u32>V ? rowLogp(row, tgt, temperature) : NaN);
     store<f32>(at(entropy, r), rowEntropy());
-    store<f32>(at(lse, r), rowMax + log1pf(rowU));
+    store<f32>(at(lse, r), log1pf(rowU));
   }
 }
 
-/** Rows [r0, r1): dlogits = (dlogp·(δ_target − p) − dent·p·(log p + H))/τ. */
+/**
+ * Rows [r0, r1): dlogits = (dlogp·(δ_target − p) − dent·p·(log p + H))/τ, with log p = (z − max z) − lse
+ * (the forward's max recomputed exactly, lse as the forward saved it).
+ */
 export function lsmBackward(logits: usize, targets: usize, lse: usize, entropy: usize, dlogp: usize, dent: usize, dlogits: usize, V: i32, temperature: f32, r0: i32, r1: i32): void {
   const tv = f32x4.splat(temperature);
   for (let r = r0; r < r1; r++) {
     const row = at(logits, r * V);
     const out = at(dlogits, r * V);
+    let m = load<f32>(row) / temperature;
+    for (let j = 1; j < V; j++) m = max(m, load<f32>(at(row, j)) / temperature);
     const l = load<f32>(at(lse, r));
+    const mv = f32x4.splat(m);
     const g = load<f32>(at(dlogp, r));
     const de = load<f32>(at(dent, r));
     const H = load<f32>(at(entropy, r));
@@ -87,22 +95,23 @@ export function lsmBackward(logits: usize, targets: usize, lse: usize, entropy: 
     const hv = f32x4.splat(H);
     let j = 0;
     for (; j + 4 <= V; j += 4) {
-      const lp = f32x4.sub(f32x4.div(v128.load(at(row, j)), tv), lv);
+      const lp = f32x4.sub(f32x4.sub(f32x4.div(v128.load(at(row, j)), tv), mv), lv);
       const p = exp4(lp);
       const dz = f32x4.sub(f32x4.neg(f32x4.mul(gv, p)), f32x4.mul(f32x4.mul(dev, p), f32x4.add(lp, hv)));
       v128.store(at(out, j), f32x4.div(dz, tv));
     }
     for (; j < V; j++) {
-      const lp = load<f32>(at(row, j)) / temperature - l;
+      const lp = (load<f32>(at(row, j)) / temperature - m) - l;
       const p = exp1(lp);
       store<f32>(at(out, j), (-(g * p) - de * p * (lp + H)) / temperature);
     }
     const tgt = load<u32>(at(targets, r));
     if (tgt < <u32>V) {
-      // + dlogp/τ at the target: recompute that lane's dz with the δ term, in the same order.
-      const lp = load<f32>(at(row, <i32>tgt)) / temperature - l;
+      // The target's lane has the δ term: g·(1 − p) = −g·expm1(logp), which stays accurate for a
+      // peaked row (p → 1), where g − g·p would cancel to a multiple of f32's spacing near 1.
+      const lp = (load<f32>(at(row, <i32>tgt)) / temperature - m) - l;
       const p = exp1(lp);
-      store<f32>(at(out, <i32>tgt), (-(g * p) - de * p * (lp + H) + g) / temperature);
+      store<f32>(at(out, <i32>tgt), (g * -Mathf.expm1(lp) - de * p * (lp + H)) / temperature);
     }
   }
 }

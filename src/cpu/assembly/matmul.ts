@@ -182,8 +182,26 @@ function nnScalar(a: usize, b: usize, c: usize, bias: usize, resid: usize, aux: 
   finish1(acc, c, resid, aux, e, flags);
 }
 
-/** Rows [r0, r1) of C (+)= Aᵀ·B with A stored [K×M] (column i of Aᵀ is a strided column of A). */
+/** k rows per block of matmulTN: the A and B panels of a block stay in cache across the row tiles. */
+const TN_KBLOCK: i32 = 128;
+
+/**
+ * Rows [r0, r1) of C (+)= Aᵀ·B with A stored [K×M] (column i of Aᵀ is a strided column of A).
+ * k runs in blocks; each block continues from the partial sums the previous one stored in C, so
+ * every element is still one sequential sum over k = 0..K-1.
+ */
 export function matmulTN(a: usize, b: usize, c: usize, M: i32, N: i32, K: i32, flags: i32, r0: i32, r1: i32): void {
+  if (K == 0) {
+    if (!(flags & ACCUMULATE)) for (let i = r0; i < r1; i++) memory.fill(c + ((<usize>i * <usize>N) << 2), 0, <usize>N << 2);
+    return;
+  }
+  for (let k0 = 0; k0 < K; k0 += TN_KBLOCK) {
+    tnBlock(a, b, c, M, N, k0, min(k0 + TN_KBLOCK, K), k0 == 0 ? flags : flags | ACCUMULATE, r0, r1);
+  }
+}
+
+/** Rows [r0, r1) of C (+)= Σ_{k0 ≤ k < k1} A[k, i]·B[k, j]. */
+function tnBlock(a: usize, b: usize, c: usize, M: i32, N: i32, k0: i32, k1: i32, flags: i32, r0: i32, r1: i32): void {
   const rowA = <usize>M << 2;
   const rowB = <usize>N << 2;
   const rowC = <usize>N << 2;
@@ -201,9 +219,9 @@ export function matmulTN(a: usize, b: usize, c: usize, M: i32, N: i32, K: i32, f
       let c21 = initAcc(c + e + 2 * rowC + 16, 0, flags);
       let c30 = initAcc(c + e + 3 * rowC, 0, flags);
       let c31 = initAcc(c + e + 3 * rowC + 16, 0, flags);
-      let pa = a + (<usize>i << 2);
-      let pb = b + (<usize>j << 2);
-      for (let k = 0; k < K; k++) {
+      let pa = a + (<usize>k0 * rowA) + (<usize>i << 2);
+      let pb = b + (<usize>k0 * rowB) + (<usize>j << 2);
+      for (let k = k0; k < k1; k++) {
         const av = v128.load(pa);
         const b0 = v128.load(pb);
         const b1 = v128.load(pb, 16);
@@ -237,9 +255,9 @@ export function matmulTN(a: usize, b: usize, c: usize, M: i32, N: i32, K: i32, f
       let c1 = initAcc(c + e + rowC, 0, flags);
       let c2 = initAcc(c + e + 2 * rowC, 0, flags);
       let c3 = initAcc(c + e + 3 * rowC, 0, flags);
-      let pa = a + (<usize>i << 2);
-      let pb = b + (<usize>j << 2);
-      for (let k = 0; k < K; k++) {
+      let pa = a + (<usize>k0 * rowA) + (<usize>i << 2);
+      let pb = b + (<usize>k0 * rowB) + (<usize>j << 2);
+      for (let k = k0; k < k1; k++) {
         const av = v128.load(pa);
         const b0 = v128.load(pb);
         c0 = f32x4.add(c0, f32x4.mul(i32x4.shuffle(av, av, 0, 0, 0, 0), b0));
@@ -255,7 +273,7 @@ export function matmulTN(a: usize, b: usize, c: usize, M: i32, N: i32, K: i32, f
       v128.store(c + e + 3 * rowC, c3);
     }
     for (; j < N; j++) {
-      for (let r = 0; r < 4; r++) tnScalar(a, b, c, M, N, K, flags, i + r, j);
+      for (let r = 0; r < 4; r++) tnScalar(a, b, c, M, N, k0, k1, flags, i + r, j);
     }
   }
   for (; i < r1; i++) {
@@ -264,27 +282,27 @@ export function matmulTN(a: usize, b: usize, c: usize, M: i32, N: i32, K: i32, f
     for (; j + 4 <= N; j += 4) {
       const e = cRow + (<usize>j << 2);
       let c0 = initAcc(c + e, 0, flags);
-      let pa = a + (<usize>i << 2);
-      let pb = b + (<usize>j << 2);
-      for (let k = 0; k < K; k++) {
+      let pa = a + (<usize>k0 * rowA) + (<usize>i << 2);
+      let pb = b + (<usize>k0 * rowB) + (<usize>j << 2);
+      for (let k = k0; k < k1; k++) {
         c0 = f32x4.add(c0, f32x4.mul(v128.load32_splat(pa), v128.load(pb)));
         pa += rowA;
         pb += rowB;
       }
       v128.store(c + e, c0);
     }
-    for (; j < N; j++) tnScalar(a, b, c, M, N, K, flags, i, j);
+    for (; j < N; j++) tnScalar(a, b, c, M, N, k0, k1, flags, i, j);
   }
 }
 
-function tnScalar(a: usize, b: usize, c: usize, M: i32, N: i32, K: i32, flags: i32, i: i32, j: i32): void {
+function tnScalar(a: usize, b: usize, c: usize, M: i32, N: i32, k0: i32, k1: i32, flags: i32, i: i32, j: i32): void {
   const e = (<usize>i * <usize>N + <usize>j) << 2;
   let acc = initAcc1(c + e, 0, flags);
-  let pa = a + (<usize>i << 2);
-  let pb = b + (<usize>j << 2);
   const rowA = <usize>M << 2;
   const rowB = <usize>N << 2;
-  for (let k = 0; k < K; k++) {
+  let pa = a + <usize>k0 * rowA + (<usize>i << 2);
+  let pb = b + <usize>k0 * rowB + (<usize>j << 2);
+  for (let k = k0; k < k1; k++) {
     acc += load<f32>(pa) * load<f32>(pb);
     pa += rowA;
     pb += rowB;

@@ -7,6 +7,8 @@
  *   - train step tokens/s: forward + on-policy GRPO loss + backward + grad norm + clipped AdamW;
  *   - sampling tokens/s: 16 sequences from a one-token prompt up to the full context (tokens
  *     actually generated).
+ * Each line also gives the process's CPU time per step (all threads, from process.cpuUsage): on a
+ * machine shared with other jobs, wall time says little, CPU time still shows the engine's cost.
  * Usage: node --import tsx scripts/bench-cpu.mjs [--threads N] [--steps N]
  */
 import { parseArgs } from 'node:util';
@@ -61,25 +63,39 @@ try {
   const batch = { rows: B, T, temperature: 1, tokens, targets, mask, weights, advantages };
   const loss = { kind: 'grpo', opts: { epsLow: 0.2, epsHigh: 0.2, dualClip: null, entCoef: 0.01, klCoef: 0, klType: 'k3' } };
   const adamw = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   const times = [];
+  const cpuTimes = [];
   for (let i = 0; i < steps + 2; i++) {
     const t0 = performance.now();
+    const c0 = cpuMs();
     await policy.update(batch, loss, { step: i + 1, adamw });
-    if (i >= 2) times.push(performance.now() - t0);
+    if (i >= 2) {
+      times.push(performance.now() - t0);
+      cpuTimes.push(cpuMs() - c0);
+    }
   }
   const stepMs = median(times);
-  console.log(`train step (fwd + GRPO + bwd + AdamW), ${B}×${T}: ${stepMs.toFixed(2)} ms median → ${Math.round((rows / stepMs) * 1000)} tokens/s`);
+  console.log(`train step (fwd + GRPO + bwd + AdamW), ${B}×${T}: ${stepMs.toFixed(2)} ms median → ${Math.round((rows / stepMs) * 1000)} tokens/s (CPU ${median(cpuTimes).toFixed(1)} ms per step)`);
 
   const sampleTimes = [];
+  const sampleCpu = [];
   let generated = 0;
   for (let i = 0; i < 6; i++) {
     const t0 = performance.now();
+    const c0 = cpuMs();
     const res = await policy.generate({ prompts: Array.from({ length: B }, () => [0]), maxResponseLength: T - 1, temperature: 1, topP: 1, seed: i, eosId: cfg.vocabSize - 1, padId: 0 });
-    if (i > 0) sampleTimes.push(performance.now() - t0);
+    if (i > 0) {
+      sampleTimes.push(performance.now() - t0);
+      sampleCpu.push(cpuMs() - c0);
+    }
     generated = res.responses.reduce((s, r) => s + r.length, 0);
   }
   const sampleMs = median(sampleTimes);
-  console.log(`sampling, ${B} sequences up to ${T - 1} tokens (${generated} generated): ${sampleMs.toFixed(2)} ms → ${Math.round((generated / sampleMs) * 1000)} tokens/s`);
+  console.log(`sampling, ${B} sequences up to ${T - 1} tokens (${generated} generated): ${sampleMs.toFixed(2)} ms → ${Math.round((generated / sampleMs) * 1000)} tokens/s (CPU ${median(sampleCpu).toFixed(1)} ms)`);
   policy.destroy();
 } finally {
   backend.destroy();

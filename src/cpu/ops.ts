@@ -42,5 +42,7 @@ export const NORM_CHUNK = 8192;
 export const MM_ACCUMULATE = 1;
 export const MM_GELU_FWD = 2;
 export const MM_GELU_BWD = 4;
+export const MM_GELU_SAVE_GRAD = 8;
+export const MM_MUL_AUX = 16;
 
 export const NORM_KIND = { rmsnorm: 0, layernorm: 1 } as const;

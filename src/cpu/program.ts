@@ -3,7 +3,7 @@
  * order as in src/cpu/assembly/index.ts), barriers between dependent commands, and `finish` to
  * upload. Pointers are byte offsets into the runtime's memory (0 = none).
  */
-import { COMMAND_WORDS, MM_ACCUMULATE, MM_GELU_BWD, MM_GELU_FWD, NORM_KIND, OP, type OpName } from './ops';
+import { COMMAND_WORDS, MM_ACCUMULATE, MM_GELU_BWD, MM_GELU_FWD, MM_GELU_SAVE_GRAD, MM_MUL_AUX, NORM_KIND, OP, type OpName } from './ops';
 import type { CpuRuntime, Program } from './runtime';
 
 export type NormKind = keyof typeof NORM_KIND;
@@ -39,11 +39,13 @@ export class ProgramBuilder {
 
   /**
    * C[M×N] = A[M×K]·B[K×N] (+ epilogue): accumulate starts from C, else from bias; resid: C =
-   * resid + acc; gelu 'fwd': C = pre-activation, aux = gelu; 'bwd': C = acc·gelu'(aux).
+   * resid + acc; gelu 'fwd': C = pre-activation, aux = gelu; 'fwd-grad': C = gelu'(pre-activation),
+   * aux = gelu; 'bwd': C = acc·gelu'(aux); 'mul': C = acc·aux (aux = a slope saved by 'fwd-grad').
    * rowUnit: rows per work unit (1 keeps a row split aligned with per-sequence commands).
    */
-  matmulNN(a: { a: number; b: number; out: number; bias?: number; resid?: number; aux?: number; M: number; N: number; K: number; accumulate?: boolean; gelu?: 'fwd' | 'bwd'; rowUnit?: number }): this {
-    const flags = (a.accumulate ? MM_ACCUMULATE : 0) | (a.gelu === 'fwd' ? MM_GELU_FWD : a.gelu === 'bwd' ? MM_GELU_BWD : 0);
+  matmulNN(a: { a: number; b: number; out: number; bias?: number; resid?: number; aux?: number; M: number; N: number; K: number; accumulate?: boolean; gelu?: 'fwd' | 'fwd-grad' | 'bwd' | 'mul'; rowUnit?: number }): this {
+    const epilogue = { fwd: MM_GELU_FWD, 'fwd-grad': MM_GELU_FWD | MM_GELU_SAVE_GRAD, bwd: MM_GELU_BWD, mul: MM_MUL_AUX } as const;
+    const flags = (a.accumulate ? MM_ACCUMULATE : 0) | (a.gelu ? epilogue[a.gelu] : 0);
     if (a.gelu && !a.aux) throw new Error('matmulNN: gelu needs aux');
     return this.cmd('MATMUL_NN', a.a, a.b, a.out, a.bias ?? 0, a.resid ?? 0, a.aux ?? 0, a.M, a.N, a.K, flags, a.rowUnit ?? 4);
   }

@@ -36,7 +36,8 @@ interface LayerActs {
   ln2: number;
   ln2Mean: number;
   ln2Rstd: number;
-  fch: number;
+  /** gelu'(fc pre-activation): all the backward needs of it. */
+  fchSlope: number;
   fchGelu: number;
   res3: number;
 }
@@ -251,7 +252,7 @@ export class CpuPolicy implements PolicyEngine {
         ln2: a(N * C),
         ln2Mean: a(N),
         ln2Rstd: a(N),
-        fch: a(N * F),
+        fchSlope: a(N * F),
         fchGelu: a(N * F),
         res3: a(N * C),
       })),
@@ -303,7 +304,7 @@ export class CpuPolicy implements PolicyEngine {
       b.attentionForward({ qkv: y.qkv, out: y.atty, att: y.att, ...scr, B, T, C, H }).barrier();
       b.matmulNN({ a: y.atty, b: this.wt.get(n.projw)!, out: y.res2, bias: this.p(n.projb), resid: x, M: N, N: C, K: C }).barrier();
       b.normForward({ kind, inp: y.res2, weight: this.p(n.ln2w), bias: ln ? this.p(n.ln2b) : undefined, out: y.ln2, mean: ln ? y.ln2Mean : undefined, rstd: y.ln2Rstd, rows: N, C }).barrier();
-      b.matmulNN({ a: y.ln2, b: this.wt.get(n.fcw)!, out: y.fch, bias: this.p(n.fcb), aux: y.fchGelu, gelu: 'fwd', M: N, N: F, K: C }).barrier();
+      b.matmulNN({ a: y.ln2, b: this.wt.get(n.fcw)!, out: y.fchSlope, bias: this.p(n.fcb), aux: y.fchGelu, gelu: 'fwd-grad', M: N, N: F, K: C }).barrier();
       b.matmulNN({ a: y.fchGelu, b: this.wt.get(n.fcprojw)!, out: y.res3, bias: this.p(n.fcprojb), resid: y.res2, M: N, N: C, K: F }).barrier();
       x = y.res3;
     }
@@ -325,9 +326,9 @@ export class CpuPolicy implements PolicyEngine {
     const ln = kind === 'layernorm';
     const head = headName(cfg);
     const L = cfg.nLayers;
-    /** dx = dy·W, dW += dyᵀ·x, db += Σ dy: one phase (they only read dy). */
-    const linearBack = (dy: number, x: number, w: string, bias: string | null, dx: number, inF: number, outF: number, gelu?: number) => {
-      b.matmulNN({ a: dy, b: this.p(w), out: dx, M: N, N: inF, K: outF, ...(gelu ? { gelu: 'bwd' as const, aux: gelu } : {}) });
+    /** dx = dy·W (· slope, the saved GELU derivative), dW += dyᵀ·x, db += Σ dy: one phase (they only read dy). */
+    const linearBack = (dy: number, x: number, w: string, bias: string | null, dx: number, inF: number, outF: number, slope?: number) => {
+      b.matmulNN({ a: dy, b: this.p(w), out: dx, M: N, N: inF, K: outF, ...(slope ? { gelu: 'mul' as const, aux: slope } : {}) });
       b.matmulTN({ a: dy, b: x, out: this.g(w), M: outF, N: inF, K: N, accumulate: true });
       if (bias) b.biasGrad(dy, this.g(bias), N, outF);
       b.barrier();
@@ -346,7 +347,7 @@ export class CpuPolicy implements PolicyEngine {
       const y = s.layers[l];
       const xin = l === 0 ? s.encoded : s.layers[l - 1].res3;
       // dres holds ∂L/∂res3; the residual passes it to res2 and xin unchanged.
-      linearBack(s.dres, y.fchGelu, n.fcprojw, n.fcprojb, s.dfch, F, C, y.fch);
+      linearBack(s.dres, y.fchGelu, n.fcprojw, n.fcprojb, s.dfch, F, C, y.fchSlope);
       linearBack(s.dfch, y.ln2, n.fcw, n.fcb, s.dln, C, F);
       normBack(s.dln, y.res2, n.ln2w, n.ln2b, y.ln2Mean, y.ln2Rstd, true);
       linearBack(s.dres, y.atty, n.projw, n.projb, s.datty, C, C);

@@ -28,7 +28,7 @@ describe('matmul vs float64 gemm', () => {
   ];
   for (const transA of [false, true]) {
     for (const transB of [false, true]) {
-      for (const mode of ['plain', 'accumulate', 'bias', 'resid', 'gelu-fwd', 'gelu-bwd'] as const) {
+      for (const mode of ['plain', 'accumulate', 'bias', 'resid', 'gelu-fwd', 'gelu-fwd-grad', 'gelu-bwd', 'mul'] as const) {
         if (transA && mode !== 'plain' && mode !== 'accumulate') continue; // the Aᵀ·B kernel has no epilogues
         it(`transA=${transA} transB=${transB} ${mode}`, async () => {
           const m = new Mem(await cpu());
@@ -48,15 +48,19 @@ describe('matmul vs float64 gemm', () => {
               if (mode === 'bias') return x + bias[j];
               if (mode === 'resid') return init[i] + bias[j] + x;
               if (mode === 'gelu-bwd') return x * ref.geluBackward(Float64Array.of(aux[i]), Float64Array.of(1))[0];
+              if (mode === 'gelu-fwd-grad') return ref.geluBackward(Float64Array.of(x), Float64Array.of(1))[0];
+              if (mode === 'mul') return x * aux[i];
               return x;
             });
-            for (let i = 0; i < M * N; i++) if (mode !== 'plain' && mode !== 'gelu-fwd') mag[i] += Math.abs(init[i]) + Math.abs(bias[i % N]);
+            for (let i = 0; i < M * N; i++) if (mode === 'accumulate' || mode === 'bias' || mode === 'resid') mag[i] += Math.abs(init[i]) + Math.abs(bias[i % N]);
+            // The slope and product modes scale each sum: their error is relative to |sum|·|factor|.
+            if (mode === 'gelu-bwd' || mode === 'mul' || mode === 'gelu-fwd-grad') for (let i = 0; i < M * N; i++) mag[i] = Math.abs(expected[i]) + mag[i] * (mode === 'mul' ? Math.abs(aux[i]) : 1.2);
             const a = m.f32(A);
             const bRaw = m.f32(B);
             // The kernels read B as [K × N]: a transposed B is prepared first (as the policy does once per update).
             const b = transB ? m.poison(K * N) : bRaw;
             const out = mode === 'accumulate' ? m.f32(init) : m.poison(M * N);
-            const auxOut = mode === 'gelu-fwd' ? m.poison(M * N) : m.f32(aux);
+            const auxOut = mode === 'gelu-fwd' || mode === 'gelu-fwd-grad' ? m.poison(M * N) : m.f32(aux);
             m.run((p) => {
               if (transB) p.transpose(bRaw, b, N, K).barrier();
               if (transA) p.matmulTN({ a, b, out, M, N, K, accumulate: mode === 'accumulate' });
@@ -71,15 +75,15 @@ describe('matmul vs float64 gemm', () => {
                   accumulate: mode === 'accumulate',
                   bias: mode === 'bias' || mode === 'resid' ? m.f32(bias) : undefined,
                   resid: mode === 'resid' ? m.f32(init) : undefined,
-                  gelu: mode === 'gelu-fwd' ? 'fwd' : mode === 'gelu-bwd' ? 'bwd' : undefined,
-                  aux: mode.startsWith('gelu') ? auxOut : undefined,
+                  gelu: ({ 'gelu-fwd': 'fwd', 'gelu-fwd-grad': 'fwd-grad', 'gelu-bwd': 'bwd', mul: 'mul' } as const)[mode as 'mul'],
+                  aux: mode.startsWith('gelu') || mode === 'mul' ? auxOut : undefined,
                   rowUnit: M % 2 ? 1 : 4,
                 });
               }
             });
             const msg = `seed ${seed} ${M}x${N}x${K}`;
-            expect(sumRelErr(m.read(out, M * N), expected, mode === 'gelu-bwd' ? expected.map(Math.abs) : mag), msg).toBeLessThan(TOL);
-            if (mode === 'gelu-fwd') expect(relErr(m.read(auxOut, M * N), ref.geluForward(prod)), msg).toBeLessThan(TOL);
+            expect(sumRelErr(m.read(out, M * N), expected, mag), msg).toBeLessThan(TOL);
+            if (mode === 'gelu-fwd' || mode === 'gelu-fwd-grad') expect(relErr(m.read(auxOut, M * N), ref.geluForward(prod)), msg).toBeLessThan(TOL);
           }
         });
       }

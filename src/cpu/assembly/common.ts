@@ -75,24 +75,35 @@ const ROUND: f32 = 12582912.0; // 1.5·2^23: adding it rounds |v| < 2^22 to an i
 const GELU_SCALE: f32 = 0.7978845608028654; // √(2/π)
 const GELU_CUBE: f32 = 0.044715;
 
-/** 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), 4 lanes. */
-@inline export function gelu4(x: v128): v128 {
+/** tanh(√(2/π)·(x + 0.044715·x³)), the inner term of GELU, 4 lanes. */
+@inline export function geluT4(x: v128): v128 {
   const x3 = f32x4.mul(f32x4.mul(x, x), x);
-  const u = f32x4.mul(f32x4.splat(GELU_SCALE), f32x4.add(x, f32x4.mul(f32x4.splat(GELU_CUBE), x3)));
-  const t = tanh4(u);
+  return tanh4(f32x4.mul(f32x4.splat(GELU_SCALE), f32x4.add(x, f32x4.mul(f32x4.splat(GELU_CUBE), x3))));
+}
+
+/** gelu(x) = 0.5·x·(1 + t) from t = geluT4(x). */
+@inline export function geluFromT(x: v128, t: v128): v128 {
   return f32x4.mul(f32x4.mul(f32x4.splat(0.5), x), f32x4.add(f32x4.splat(1.0), t));
 }
 
-/** d gelu / dx, 4 lanes. */
-@inline export function geluGrad4(x: v128): v128 {
+/** gelu'(x) = 0.5·(1 + t) + 0.5·x·(1 − t²)·√(2/π)·(1 + 3·0.044715·x²) from t = geluT4(x). */
+@inline export function geluGradFromT(x: v128, t: v128): v128 {
   const x2 = f32x4.mul(x, x);
-  const u = f32x4.mul(f32x4.splat(GELU_SCALE), f32x4.add(x, f32x4.mul(f32x4.splat(GELU_CUBE), f32x4.mul(x2, x))));
-  const t = tanh4(u);
   const du = f32x4.mul(f32x4.splat(GELU_SCALE), f32x4.add(f32x4.splat(1.0), f32x4.mul(f32x4.splat(3.0 * GELU_CUBE), x2)));
   const half = f32x4.splat(0.5);
   const a = f32x4.mul(half, f32x4.add(f32x4.splat(1.0), t));
   const b = f32x4.mul(f32x4.mul(f32x4.mul(half, x), f32x4.sub(f32x4.splat(1.0), f32x4.mul(t, t))), du);
   return f32x4.add(a, b);
+}
+
+/** 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), 4 lanes. */
+@inline export function gelu4(x: v128): v128 {
+  return geluFromT(x, geluT4(x));
+}
+
+/** d gelu / dx, 4 lanes. */
+@inline export function geluGrad4(x: v128): v128 {
+  return geluGradFromT(x, geluT4(x));
 }
 
 @inline export function hsum4(v: v128): f32 {

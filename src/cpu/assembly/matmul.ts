@@ -11,12 +11,16 @@
 // Accumulator start: C (flags & ACCUMULATE), else the bias (when given), else 0. Epilogues:
 //   resid ≠ 0            C = resid + acc                 (fused residual add)
 //   flags & GELU_FWD     C = acc, aux = gelu(acc)        (fc pre-activation and activation)
+//     + GELU_SAVE_GRAD   C = gelu'(acc) instead          (training: the backward needs only the slope)
 //   flags & GELU_BWD     C = acc · gelu'(aux)            (fused GELU backward; aux = pre-activation)
-import { at, gelu4, geluGrad4 } from './common';
+//   flags & MUL_AUX      C = acc · aux                   (fused GELU backward from the saved slope)
+import { at, geluFromT, geluGrad4, geluGradFromT, geluT4 } from './common';
 
 export const ACCUMULATE: i32 = 1;
 export const GELU_FWD: i32 = 2;
 export const GELU_BWD: i32 = 4;
+export const GELU_SAVE_GRAD: i32 = 8;
+export const MUL_AUX: i32 = 16;
 
 @inline function initAcc(c: usize, bias: usize, flags: i32): v128 {
   if (flags & ACCUMULATE) return v128.load(c);
@@ -35,9 +39,13 @@ export const GELU_BWD: i32 = 4;
   let v = acc;
   if (resid != 0) v = f32x4.add(v128.load(resid + e), v);
   if (flags & GELU_FWD) {
-    v128.store(aux + e, gelu4(v));
+    const t = geluT4(v);
+    v128.store(aux + e, geluFromT(v, t));
+    if (flags & GELU_SAVE_GRAD) v = geluGradFromT(v, t);
   } else if (flags & GELU_BWD) {
     v = f32x4.mul(v, geluGrad4(v128.load(aux + e)));
+  } else if (flags & MUL_AUX) {
+    v = f32x4.mul(v, v128.load(aux + e));
   }
   v128.store(c + e, v);
 }
@@ -47,9 +55,13 @@ export const GELU_BWD: i32 = 4;
   let v = f32x4.splat(acc);
   if (resid != 0) v = f32x4.add(v128.load32_splat(resid + e), v);
   if (flags & GELU_FWD) {
-    store<f32>(aux + e, f32x4.extract_lane(gelu4(v), 0));
+    const t = geluT4(v);
+    store<f32>(aux + e, f32x4.extract_lane(geluFromT(v, t), 0));
+    if (flags & GELU_SAVE_GRAD) v = geluGradFromT(v, t);
   } else if (flags & GELU_BWD) {
     v = f32x4.mul(v, geluGrad4(v128.load32_splat(aux + e)));
+  } else if (flags & MUL_AUX) {
+    v = f32x4.mul(v, v128.load32_splat(aux + e));
   }
   store<f32>(c + e, f32x4.extract_lane(v, 0));
 }

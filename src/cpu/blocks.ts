@@ -14,7 +14,8 @@ export const SAMPLER_BYTES = 32;
 const KL_TYPES = { k1: 0, k3: 1, low_var_kl: 2 } as const;
 
 export function writeGrpoOptions(rt: CpuRuntime, ptr: number, o: GrpoLossOptions): void {
-  rt.f32(ptr, 8).set([o.epsLow, o.epsHigh, o.dualClip ?? 0, o.dualClip !== null ? 1 : 0, o.klCoef, KL_TYPES[o.klType], 1, o.entCoef]);
+  // useKl (word 6): the KL branch only with β ≠ 0 (the kernel also needs a reference logp), as the twin and the GPU.
+  rt.f32(ptr, 8).set([o.epsLow, o.epsHigh, o.dualClip ?? 0, o.dualClip !== null ? 1 : 0, o.klCoef, KL_TYPES[o.klType], o.klCoef !== 0 ? 1 : 0, o.entCoef]);
 }
 
 export function checkAdamW(step: number, o: AdamWOptions): void {

@@ -321,6 +321,8 @@ describe('loss head vs float64 twins', () => {
     { epsLow: 0.2, epsHigh: 0.28, dualClip: 3, entCoef: 0.01, klCoef: 0.1, klType: 'k3' },
     { epsLow: 0.2, epsHigh: 0.2, dualClip: null, entCoef: 0, klCoef: 0.05, klType: 'k1' },
     { epsLow: 0.1, epsHigh: 0.3, dualClip: 2, entCoef: 0.02, klCoef: 0.2, klType: 'low_var_kl' },
+    // β = 0 with a reference: no KL term at all (klSum 0), as in the twin.
+    { epsLow: 0.2, epsHigh: 0.28, dualClip: null, entCoef: 0.01, klCoef: 0, klType: 'k3' },
   ];
   for (const opts of OPTS) {
     for (const withRef of [true, false]) {
@@ -350,6 +352,7 @@ describe('loss head vs float64 twins', () => {
         const msg = `seed ${seed}`;
         const count = mask.reduce((a, b) => a + b, 0);
         expect(relErr([s[0], s[1], s[2], s[3]], [r.loss, r.pgLoss, r.klSum, r.entSum]), msg).toBeLessThan(TOL);
+        if (opts.klCoef === 0 || !withRef) expect(s[2]).toBe(0);
         expect(s[4] / s[7], msg).toBeCloseTo(r.clipfrac, 6);
         expect(s[5] / s[7], msg).toBeCloseTo(r.clipfracLower, 6);
         expect(s[6] / s[7], msg).toBeCloseTo(r.ppoKl, 5);

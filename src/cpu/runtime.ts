@@ -17,7 +17,7 @@ const PAGE = 65536;
 const ALIGN = 64;
 /** Bytes below this belong to the module's static data (math tables) and the thread control block. */
 const HEAP_BASE = INITIAL_PAGES * PAGE;
-/** Thread control block: barrier count, barrier generation, job generation, program, count, threads, quit. */
+/** Thread control block: barrier count, barrier generation, job generation, program, count, threads, quit, failed. */
 const CTL = HEAP_BASE - 64;
 
 type KernelFn = (...args: number[]) => void;
@@ -83,16 +83,31 @@ function canBlock(): boolean {
 
 // A pool thread: instantiate the module on the shared memory, report ready, then serve programs
 // until the quit word is set (src/cpu/assembly/index.ts workerLoop).
+// A trap marks the control block failed and releases every barrier (word 7, then a generation
+// bump and a wake-up), so no thread waits forever for it.
+const SERVE = `function serve(inst, memory, ctl, tid, gen) {
+  try {
+    inst.exports.workerLoop(ctl, tid, gen);
+  } catch (e) {
+    const w = new Int32Array(memory.buffer, ctl, 16);
+    Atomics.store(w, 7, 1);
+    Atomics.add(w, 1, 1);
+    Atomics.notify(w, 1);
+    throw e;
+  }
+}`;
 const NODE_WORKER = `const { parentPort, workerData } = require('node:worker_threads');
+${SERVE}
 const { module, memory, ctl, tid, gen } = workerData;
 const inst = new WebAssembly.Instance(module, { env: { memory } });
 parentPort.postMessage('ready');
-inst.exports.workerLoop(ctl, tid, gen);`;
-const WEB_WORKER = `self.onmessage = (e) => {
+serve(inst, memory, ctl, tid, gen);`;
+const WEB_WORKER = `${SERVE}
+self.onmessage = (e) => {
   const { module, memory, ctl, tid, gen } = e.data;
   const inst = new WebAssembly.Instance(module, { env: { memory } });
   self.postMessage('ready');
-  inst.exports.workerLoop(ctl, tid, gen);
+  serve(inst, memory, ctl, tid, gen);
   self.close();
 };`;
 
@@ -248,7 +263,7 @@ export class CpuRuntime {
    * a barrier, which ProgramBuilder.finish adds). The calling thread is thread 0.
    */
   run(p: Program): void {
-    if (this.destroyed) throw new Error('CPU engine: runtime destroyed');
+    if (this.destroyed) throw new Error('CPU engine: runtime destroyed (or failed)');
     const nt = this.threads;
     if (nt > 1) {
       const ctl = new Int32Array(this.memory.buffer, CTL, 16);
@@ -258,7 +273,27 @@ export class CpuRuntime {
       Atomics.add(ctl, 2, 1);
       Atomics.notify(ctl, 2);
     }
-    this.exports.run(p.ptr, p.count, 0, nt, CTL, this.mayBlock);
+    try {
+      this.exports.run(p.ptr, p.count, 0, nt, CTL, this.mayBlock);
+    } catch (e) {
+      this.fail();
+      throw e;
+    }
+    if (nt > 1 && Atomics.load(new Int32Array(this.memory.buffer, CTL, 16), 7) !== 0) {
+      this.destroy();
+      throw new Error('CPU engine: a pool thread failed (trapped); the engine is unusable');
+    }
+  }
+
+  /** Marks the pool failed and releases every barrier (this thread trapped mid-program). */
+  private fail(): void {
+    if (this.threads > 1) {
+      const ctl = new Int32Array(this.memory.buffer, CTL, 16);
+      Atomics.store(ctl, 7, 1);
+      Atomics.add(ctl, 1, 1);
+      Atomics.notify(ctl, 1);
+    }
+    this.destroy();
   }
 
   destroy(): void {

@@ -68,7 +68,8 @@ let hi: i32 = 0;
 }
 
 // Thread control block (i32 words): 0 barrier count, 1 barrier generation, 2 job generation,
-// 3 program, 4 command count, 5 threads, 6 quit, 7 whether thread 0 may block in atomic.wait.
+// 3 program, 4 command count, 5 threads, 6 quit, 7 failed (a thread trapped: barriers give up, so
+// the others return instead of waiting forever; src/cpu/runtime.ts then reports the failure).
 const SPIN_BARRIER: i32 = 1 << 12;
 const SPIN_IDLE: i32 = 1 << 12;
 
@@ -83,7 +84,8 @@ function barrier(ctl: usize, nt: i32, canWait: bool): void {
     } else {
       let spins = 0;
       while (atomic.load<i32>(ctl, 4) == gen) {
-        if (canWait && ++spins > SPIN_BARRIER) atomic.wait<i32>(ctl + 4, gen, -1);
+        if (atomic.load<i32>(ctl, 28) != 0) return;
+        if (canWait && ++spins > SPIN_BARRIER) atomic.wait<i32>(ctl + 4, gen, 100_000_000);
       }
     }
   }

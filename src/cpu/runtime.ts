@@ -158,6 +158,8 @@ export class CpuRuntime {
   private free: { off: number; size: number }[] = [];
   private top = HEAP_BASE;
   private pool: PoolThread[] = [];
+  /** The memory's maximum in pages (it can grow to this). */
+  private maxPages = MAXIMUM_PAGES;
   private readonly mayBlock: number;
   private destroyed = false;
 
@@ -177,9 +179,23 @@ export class CpuRuntime {
     const threads = build === 'single' ? 1 : Math.max(1, Math.floor(opts.threads ?? (await availableCores())));
     if (opts.threads !== undefined && build === 'single' && opts.threads !== 1) throw new Error(`CPU engine: ${opts.threads} threads need shared memory; the single-threaded build runs 1`);
     const module = await kernelModule(build);
-    const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: MAXIMUM_PAGES, shared: build === 'threads' });
+    // A shared memory reserves its maximum up front: where 2 GiB cannot be reserved (a 32-bit
+    // browser), a smaller maximum still satisfies the module's import (it declares an upper bound).
+    let memory: WebAssembly.Memory | null = null;
+    let maxPages = MAXIMUM_PAGES;
+    for (const maximum of [MAXIMUM_PAGES, MAXIMUM_PAGES / 4, MAXIMUM_PAGES / 16]) {
+      try {
+        memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum, shared: build === 'threads' });
+        maxPages = maximum;
+        break;
+      } catch (e) {
+        if (maximum === MAXIMUM_PAGES / 16) throw e;
+      }
+    }
+    if (!memory) throw new Error('CPU engine: could not create its memory');
     const instance = await WebAssembly.instantiate(module, { env: { memory } });
     const rt = new CpuRuntime(memory, instance.exports as unknown as KernelExports, threads, build);
+    rt.maxPages = maxPages;
     try {
       for (let t = 1; t < threads; t++) rt.pool.push(await startThread(module, memory, t));
     } catch (e) {
@@ -206,7 +222,7 @@ export class CpuRuntime {
     const have = this.memory.buffer.byteLength;
     if (end > have) {
       const pages = Math.ceil((end - have) / PAGE);
-      if (have / PAGE + pages > MAXIMUM_PAGES) throw new Error(`CPU engine: out of memory (needs ${Math.ceil(end / 2 ** 20)} MiB, limit ${(MAXIMUM_PAGES * PAGE) / 2 ** 20} MiB)`);
+      if (have / PAGE + pages > this.maxPages) throw new Error(`CPU engine: out of memory (needs ${Math.ceil(end / 2 ** 20)} MiB, limit ${(this.maxPages * PAGE) / 2 ** 20} MiB)`);
       this.memory.grow(pages);
     }
     this.top = end;

@@ -51,6 +51,10 @@ describe('CPU runtime', () => {
       const again = rt.alloc(1000);
       expect(again).toBe(first[0]);
       expect(Array.from(rt.f32(again, 250)).every((x) => x === 0)).toBe(true);
+      // Past the memory's maximum: a clear error, nothing grown.
+      const before = rt.memory.buffer.byteLength;
+      expect(() => rt.alloc(3 * 2 ** 30)).toThrow(/out of memory \(needs \d+ MiB, limit 2048 MiB\)/);
+      expect(rt.memory.buffer.byteLength).toBe(before);
     } finally {
       rt.destroy();
     }

@@ -468,7 +468,7 @@ describe('sampling vs float64 twin', () => {
     }
   });
 
-  it('the PRNG draw is the reference uniformAt (checked through greedy-free sampling on a 2-token vocabulary)', async () => {
+  it('the PRNG draw is the reference uniformAt (read through the choice between two equally likely tokens)', async () => {
     // With logits [0, 0] at τ = 1, token 1 is chosen iff u ≥ 0.5: the draw's top bit, for many (seed, b, pos).
     const rt = await cpu();
     const m = new Mem(rt);
@@ -480,7 +480,7 @@ describe('sampling vs float64 twin', () => {
     const seqs = m.u32(new Uint32Array(B * 4).map((_, i) => (i % 4 === 0 ? 1 : 0)));
     const o = rt.alloc(32);
     writeSampler(rt, o, { temperature: 1, topP: 1, seed: s, maxResponseLength: 1000, eosId: 0, padId: 0 }, V);
-    // eos 0 would stop sequences; use a vocabulary where token 0 is EOS but never reached: logits make p(0) = p(1) still, so instead count the first draw per sequence at several positions by resetting.
+    // Every position starts from fresh sequence states (prompt of 1, running), so each run is one draw per sequence.
     const sstride = Math.ceil(samplerScratchBytes(V) / 64) * 64;
     const scratch = rt.alloc(sstride * rt.threads);
     const logits = m.f32(new Float64Array(B * V));

@@ -8,78 +8,23 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FindingResult } from './findings';
-import type { Verdict } from './stats';
+import {
+  REFERENCE_INDEX_SCHEMA,
+  REFERENCE_POINTS,
+  REFERENCE_SCALARS,
+  REFERENCE_SCHEMA,
+  r4,
+  type ReferenceCurve,
+  type ReferenceFile,
+  type ReferenceIndex,
+  type ReferenceIndexEntry,
+} from './reference-format';
 import { aggregateCurves, type Summary } from './summary';
 
-export const REFERENCE_SCHEMA = 'magic-lab-reference/1';
-export const REFERENCE_INDEX_SCHEMA = 'magic-lab-reference-index/1';
+// The format itself (types, schema names, r4, checkReferenceName) is pure and shared with the page.
+export * from './reference-format';
+
 export const DEFAULT_REFERENCE_DIR = 'public/reference';
-/** Points per reference curve. */
-export const REFERENCE_POINTS = 40;
-/** Scalar results carried per preset. */
-export const REFERENCE_SCALARS = ['start/avg/t1.0', 'final/avg/t1.0', 'gain/avg/t1.0', 'final/avg/t0.6', 'gain/avg/t0.6', 'entropy/second_half', 'tokens', 'wall_s'];
-
-/** Numbers rounded to 4 decimals; null where undefined (NaN). */
-export type Num = number | null;
-
-export interface ReferenceCurve {
-  steps: number[];
-  mean: Num[];
-  lower: Num[];
-  upper: Num[];
-  /** seed → values on `steps` */
-  seeds: Record<string, Num[]>;
-}
-
-export interface ReferenceFile {
-  schema: typeof REFERENCE_SCHEMA;
-  name: string;
-  kind: 'finding' | 'sweep';
-  title: string;
-  /** The finding's claim, rule and result (kind 'finding'). */
-  claim?: string;
-  rule?: string;
-  verdict?: Verdict;
-  checks?: { describe: string; estimate: Num; lower: Num; upper: Num; verdict: Verdict }[];
-  command: string;
-  schedule: { steps: number | null; minutes: number | null; backend: string | null; evalProblems: number; evalK: number };
-  /** Interval method of every band and scalar. */
-  interval: string;
-  presets: Record<
-    string,
-    {
-      seeds: number[];
-      entropyTarget: Num;
-      scalars: Record<string, { mean: Num; lower: Num; upper: Num }>;
-      curves: Record<string, ReferenceCurve>;
-    }
-  >;
-}
-
-export interface ReferenceIndexEntry {
-  name: string;
-  file: string;
-  kind: 'finding' | 'sweep';
-  title: string;
-  presets: string[];
-  seeds: number[];
-  steps: number | null;
-  verdict?: Verdict;
-}
-
-export interface ReferenceIndex {
-  schema: typeof REFERENCE_INDEX_SCHEMA;
-  entries: ReferenceIndexEntry[];
-}
-
-export function r4(x: number): Num {
-  return Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : null;
-}
-
-/** Reference names become file names: lower-case letters, digits, '.', '-' and '_'. */
-export function checkReferenceName(name: string): boolean {
-  return /^[a-z0-9][a-z0-9._-]{0,63}$/.test(name) && name !== 'index';
-}
 
 export function referenceFromSummary(
   s: Summary,

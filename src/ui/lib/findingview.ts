@@ -1,0 +1,89 @@
+/**
+ * What the Findings view draws for one reference: its charts (entropy and held-out avg@k at each
+ * temperature the reference has curves for), the page's runs of its queue (by name, so runs
+ * queued before a reload are found again), and number formats. Pure.
+ */
+import { evalKey } from '../../rl/metrics';
+import type { ChartSpec } from './chartdata';
+import { queuedRunName } from './queue';
+import { REFERENCE_COLOURS } from './refchart';
+import type { Num, ReferenceFile } from './reference';
+import type { RunData } from './runfile';
+
+const AVG_RE = /^val\/avg@\d+\/t([0-9.]+)$/;
+
+/**
+ * Charts of a finding: entropy, then held-out avg@k per temperature (τ = 1.0 first). Series keys
+ * are the page's own (avg@k with the runs' k); the reference's avg@k' draws on them whatever k'.
+ */
+export function findingChartSpecs(ref: ReferenceFile, k: number): ChartSpec[] {
+  const metrics = new Set(Object.values(ref.presets).flatMap((p) => Object.keys(p.curves)));
+  const temps = [...new Set([...metrics].map((m) => AVG_RE.exec(m)?.[1]).filter((t): t is string => t !== undefined).map(Number))].sort((a, b) => b - a);
+  const specs: ChartSpec[] = [];
+  if (metrics.has('actor/entropy'))
+    specs.push({ id: 'finding-entropy', title: 'Entropy', help: 'actor/entropy per step: the reference mean over seeds with its 95% band, and the runs made here.', series: [{ key: 'actor/entropy', label: 'entropy', source: 'step' }], entropyTarget: true });
+  for (const t of temps) {
+    const key = evalKey('avg', k, t);
+    specs.push({ id: `finding-avg-t${t}`, title: `Held-out avg@k τ=${t}`, help: `Held-out accuracy (avg@k) at τ = ${t} during training: reference mean with its 95% band, and the runs made here.`, series: [{ key, label: `avg@${k} τ=${t}`, source: 'eval' }] });
+  }
+  return specs;
+}
+
+export interface FindingRun {
+  run: RunData;
+  preset: string;
+  seed: number;
+  colour: string;
+}
+
+/**
+ * The page's runs of the reference's queue: for each preset × seed the newest run named
+ * "<reference> · <preset> · seed S", coloured as its preset's band, named "<preset> · seed S".
+ */
+export function findingRuns(ref: ReferenceFile, runs: Readonly<Record<string, RunData>>, order: readonly string[], colours: readonly string[] = REFERENCE_COLOURS): FindingRun[] {
+  const newest = new Map<string, RunData>();
+  for (const id of order) {
+    const r = runs[id];
+    if (r) newest.set(r.name, r);
+  }
+  const out: FindingRun[] = [];
+  Object.entries(ref.presets).forEach(([preset, p], pi) => {
+    for (const seed of p.seeds) {
+      const run = newest.get(queuedRunName(ref.name, preset, seed));
+      if (run) out.push({ run, preset, seed, colour: colours[pi % colours.length] });
+    }
+  });
+  return out;
+}
+
+/** The entropy target to mark: the first preset's that has one. */
+export function referenceEntropyTarget(ref: ReferenceFile): number | null {
+  for (const p of Object.values(ref.presets)) if (p.entropyTarget !== null) return p.entropyTarget;
+  return null;
+}
+
+/** Accuracy-like scalars (fractions) print as points (×100); others as they are. */
+export function isFractionMetric(id: string): boolean {
+  return /\/avg\//.test(id) || /^(start|final|gain)\//.test(id);
+}
+
+export function fmtNum(v: Num, opts: { points?: boolean } = {}): string {
+  if (v === null) return '–';
+  const x = opts.points ? v * 100 : v;
+  const a = Math.abs(x);
+  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return x.toExponential(2);
+  return String(Number(x.toPrecision(opts.points ? 3 : 4)));
+}
+
+/** "0.0513 [0.0102, 0.0924]" (or in points: "5.13 [1.02, 9.24]"). */
+export function fmtInterval(mean: Num, lower: Num, upper: Num, opts: { points?: boolean } = {}): string {
+  return `${fmtNum(mean, opts)} [${fmtNum(lower, opts)}, ${fmtNum(upper, opts)}]`;
+}
+
+/** "4 steps per run" / "each preset's whole schedule" / "30 minutes per run". */
+export function scheduleText(s: ReferenceFile['schedule']): string {
+  const parts = [s.steps !== null ? `${s.steps} steps per run` : s.minutes !== null ? `${s.minutes} minutes per run` : "each preset's whole schedule"];
+  if (s.backend) parts.push(`on ${s.backend}`);
+  parts.push(`precise evaluations ${s.evalProblems} problems × ${s.evalK} samples`);
+  return parts.join(', ');
+}

@@ -5,18 +5,21 @@ import { CheckpointPanel } from './components/CheckpointPanel';
 import { ConfigPanel } from './components/ConfigPanel';
 import { Controls } from './components/Controls';
 import { DeviceInfo } from './components/DeviceInfo';
+import { FindingsView } from './components/FindingsView';
 import { NoWebGpu } from './components/NoWebGpu';
 import { PresetPicker } from './components/PresetPicker';
 import { RolloutViewer } from './components/RolloutViewer';
 import { RunsPanel } from './components/RunsPanel';
 import { StageEditor } from './components/StageEditor';
 import { StageTimeline } from './components/StageTimeline';
+import { ViewTabs } from './components/ViewTabs';
 import { startLab } from './lab';
 import { useLab } from './store';
 
 /** Single page, TensorFlow-Playground style: controls left, charts centre, runs and device right. */
 export function App() {
   const device = useLab((s) => s.device);
+  const view = useLab((s) => s.view);
   useEffect(() => {
     let stop: (() => void) | undefined;
     let cancelled = false;
@@ -54,9 +57,16 @@ export function App() {
             <ConfigPanel />
           </aside>
           <div className="centre">
-            <StageTimeline />
-            <Charts />
-            <RolloutViewer />
+            <ViewTabs />
+            {view === 'findings' ? (
+              <FindingsView />
+            ) : (
+              <>
+                <StageTimeline />
+                <Charts />
+                <RolloutViewer />
+              </>
+            )}
           </div>
           <aside className="right">
             <RunsPanel />

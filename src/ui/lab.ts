@@ -1,14 +1,17 @@
 /**
  * The page's controller: owns the LabClient (the Worker), routes its messages into the store,
  * keeps runs and checkpoints in IndexedDB, keeps the URL in sync with the config, and
- * implements the user actions (play, pause, step, reset, checkpoints, run files).
+ * implements the user actions (play, pause, step, reset, checkpoints, run files), loads the
+ * reference runs (public/reference/) and runs the queue of "Run this finding here".
  * Components call these functions; they never talk to the Worker directly.
  */
-import { validateRunConfig, type StageConfig } from '../rl/config';
+import { presetNames, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { LabClient } from '../worker/client';
 import type { FromWorker, ToWorker } from '../worker/protocol';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun } from './lib/db';
 import { downloadBlob, safeFileName } from './lib/download';
+import { currentIndex, nextToStart, planQueue, queuedRunConfig, queueReducer, stepLimit, type QueueEvent } from './lib/queue';
+import { fetchReferenceFile, fetchReferenceIndex, type ReferenceFile } from './lib/reference';
 import { parseRunFile, runToCsv, runToJsonl, type RunData } from './lib/runfile';
 import { staggerQueue } from './lib/stagger';
 import { backendFromUrl, setupFromUrl, urlSearchFor, withBackend } from './lib/url';
@@ -65,6 +68,7 @@ function onMessage(m: FromWorker) {
           persistRun(m.runId, true);
         }
       }
+      onQueueEvent({ type: 'run-state', runId: m.runId, state: m.state, step: m.step, message: m.message });
       break;
     }
     case 'run-config':
@@ -141,6 +145,7 @@ export async function startLab(): Promise<() => void> {
   const backend = backendFromUrl(location.search);
   get().setBackendChoice(backend);
   mine.send({ type: 'init', backend });
+  void loadReferenceIndex();
   try {
     const runs = await dbAllRuns();
     for (const r of runs) get().addRun(r);
@@ -164,6 +169,7 @@ export async function startLab(): Promise<() => void> {
 export function setBackend(choice: BackendChoice): void {
   const s = get();
   if (choice === s.backendChoice && s.device.status === 'ready') return;
+  cancelQueue('the engine was switched');
   s.setBackendChoice(choice);
   s.setDevice({ status: 'starting' });
   const search = withBackend(location.search, choice);
@@ -187,29 +193,38 @@ function nextRunName(preset: string): string {
   return `${preset} #${n}`;
 }
 
-/** Starts a new run from the draft config. `paused`: create it and wait (for a single step). */
-export function startNewRun(opts: { paused?: boolean; checkpoint?: ArrayBuffer; name?: string } = {}): string | null {
+/**
+ * Starts a new run from the draft config (or `setup`: a preset and its config, for queued runs).
+ * `paused`: create it and wait (for a single step).
+ */
+export function startNewRun(opts: { paused?: boolean; checkpoint?: ArrayBuffer; name?: string; setup?: { preset: string; config: RunConfig } } = {}): string | null {
   const s = get();
-  if (s.configError) {
+  if (!opts.setup) cancelQueue('another run was started');
+  if (!opts.setup && s.configError) {
     s.setError(`Fix the config first: ${s.configError}`);
     return null;
   }
-  const config = validateRunConfig(s.draft);
+  const preset = opts.setup?.preset ?? s.preset;
+  const config = validateRunConfig(opts.setup?.config ?? s.draft);
   const id = newRunId();
-  const run: RunData = { id, name: opts.name ?? nextRunName(s.preset), preset: s.preset, createdAt: Date.now(), config, steps: [], evals: [] };
+  const run: RunData = { id, name: opts.name ?? nextRunName(preset), preset, createdAt: Date.now(), config, steps: [], evals: [] };
   s.addRun(run, { activate: true });
   s.setSamples(id, 0, []);
   s.setError(null);
   persistRun(id, true);
   s.setLiveState({ runId: id, state: 'starting', step: 0, stage: 0 });
-  send({ type: 'start', runId: id, config, paused: opts.paused, ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : { baseCheckpointUrl: baseCheckpointUrl(s.preset) }) });
+  send({ type: 'start', runId: id, config, paused: opts.paused, ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : { baseCheckpointUrl: baseCheckpointUrl(preset) }) });
   return id;
 }
 
 export function play() {
   const s = get();
-  if (s.liveRunId && (s.runState === 'paused' || s.runState === 'starting')) send({ type: 'resume' });
-  else if (!isLive(s.runState)) startNewRun();
+  if (s.liveRunId && (s.runState === 'paused' || s.runState === 'starting')) {
+    // A queued run stopped at a step limit continues only up to it.
+    const limited = queuedLimit(s.liveRunId);
+    if (limited !== null) sendSteps(Math.max(0, limited - s.step));
+    else send({ type: 'resume' });
+  } else if (!isLive(s.runState)) startNewRun();
 }
 
 export function pause() {
@@ -225,6 +240,7 @@ export function singleStep() {
 /** Stops the live run (kept in the run list) and clears the charts for a fresh start. */
 export function reset() {
   const s = get();
+  cancelQueue('reset');
   if (s.liveRunId) send({ type: 'stop' });
   s.setActiveRun(null);
   s.setSamples('', 0, []);
@@ -258,6 +274,7 @@ export async function resumeRun(runId: string) {
   const run = s.runs[runId];
   const ck = await dbGetCheckpoint(runId);
   if (!run || !ck) return s.setError(`Run ${run?.name ?? runId} has no saved checkpoint.`);
+  cancelQueue('another run was resumed');
   if (isLive(s.runState) && s.liveRunId !== runId) send({ type: 'stop' });
   s.truncateRun(runId, ck.step);
   s.setActiveRun(runId);
@@ -279,6 +296,7 @@ export async function uploadCheckpoint(file: File) {
   const bytes = await file.arrayBuffer();
   const head = new TextDecoder().decode(new Uint8Array(bytes, 0, Math.min(8, bytes.byteLength)));
   if (head !== 'MAGICLAB') return get().setError(`${file.name}: not a MAGIC Lab checkpoint (.mlck files start with "MAGICLAB").`);
+  cancelQueue('a checkpoint was uploaded');
   if (isLive(get().runState)) send({ type: 'stop' });
   startNewRun({ paused: true, checkpoint: bytes, name: `${file.name.replace(/\.mlck$/i, '')} (uploaded)` });
 }
@@ -316,4 +334,129 @@ export async function deleteRun(runId: string) {
   if (s.liveRunId === runId && isLive(s.runState)) reset();
   s.deleteRun(runId);
   await dbDeleteRun(runId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference runs (public/reference/): the index at start-up, files on demand
+
+export async function loadReferenceIndex(): Promise<void> {
+  const s = get();
+  s.setReferenceIndex({ status: 'loading' });
+  try {
+    s.setReferenceIndex({ status: 'ready', index: await fetchReferenceIndex() });
+  } catch (e) {
+    s.setReferenceIndex({ status: 'error', message: (e as Error).message });
+  }
+}
+
+/** The reference file `name` (fetched once; a file that failed stays failed, with its message). */
+export async function loadReference(name: string): Promise<ReferenceFile | null> {
+  const s = get();
+  const have = s.referenceFiles[name];
+  if (have?.status === 'ready') return have.file;
+  if (have) return null; // loading, or failed
+  const idx = s.referenceIndex;
+  const entry = idx.status === 'ready' ? idx.index.entries.find((e) => e.name === name) : undefined;
+  if (!entry) return null;
+  s.setReferenceFile(name, { status: 'loading' });
+  try {
+    const file = await fetchReferenceFile(entry);
+    get().setReferenceFile(name, { status: 'ready', file });
+    return file;
+  } catch (e) {
+    get().setReferenceFile(name, { status: 'error', message: (e as Error).message });
+    return null;
+  }
+}
+
+/** Overlays the reference `name` on the training charts (null: none). */
+export function overlayReference(name: string | null): void {
+  get().setOverlayReference(name);
+  if (name) void loadReference(name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run queue: a reference's presets × seeds in the Worker, one after another
+
+/** Step limit of the live run when it is the queue's running item with a shortened schedule. */
+function queuedLimit(runId: string): number | null {
+  const s = get();
+  const q = s.queue;
+  const i = q ? currentIndex(q) : -1;
+  if (!q || i < 0 || q.items[i].runId !== runId || !s.runs[runId]) return null;
+  return stepLimit(q, s.runs[runId].config);
+}
+
+/** Exactly n more steps, then the Worker pauses (it runs queued `step` commands one by one). */
+function sendSteps(n: number) {
+  for (let i = 0; i < n; i++) send({ type: 'step' });
+}
+
+function onQueueEvent(ev: QueueEvent) {
+  const s = get();
+  const q = s.queue;
+  if (!q || q.status !== 'running') return;
+  const i = currentIndex(q);
+  const runId = i >= 0 ? q.items[i].runId : null;
+  const next = queueReducer(q, ev, runId ? queuedLimit(runId) : null);
+  if (next === q) return;
+  s.setQueue(next);
+  if (runId && next.items[i].status === 'done') {
+    if (!s.runs[runId]?.done) s.patchRun(runId, { done: true });
+    persistRun(runId, true);
+  }
+  if (next.status === 'error' && next.message) s.setError(next.message);
+  startNextQueued();
+}
+
+function startNextQueued() {
+  const q = get().queue;
+  const i = nextToStart(q);
+  if (!q || i === null) return;
+  const item = q.items[i];
+  let config: RunConfig;
+  try {
+    config = queuedRunConfig(item);
+  } catch (e) {
+    get().setQueue({ ...queueReducer(q, { type: 'cancel' }), status: 'error', message: `${item.name}: ${(e as Error).message}` });
+    return;
+  }
+  const limit = stepLimit(q, config);
+  const id = startNewRun({ setup: { preset: item.preset, config }, name: item.name, paused: limit !== null });
+  if (!id) return;
+  get().setQueue(queueReducer(q, { type: 'started', index: i, runId: id }));
+  if (limit !== null) sendSteps(limit);
+}
+
+/** Queues the presets × seeds of the reference `name` (its own seeds and steps; the page's base checkpoint) and starts the first. */
+export async function runFinding(name: string): Promise<void> {
+  const s = get();
+  if (s.device.status !== 'ready') return s.setError('The engine is not ready yet.');
+  const ref = await loadReference(name);
+  if (!ref) return get().setError(`Reference ${name} is not loaded.`);
+  let q;
+  try {
+    q = planQueue(ref, presetNames());
+  } catch (e) {
+    return get().setError((e as Error).message);
+  }
+  cancelQueue('another queue was started');
+  const now = get();
+  if (now.liveRunId && isLive(now.runState)) send({ type: 'stop' }); // the live run stays in the list
+  now.setQueue(q);
+  startNextQueued();
+}
+
+/** Cancels the queue (if one runs) and stops its live run, which stays in the run list. */
+export function cancelQueue(why = 'cancelled'): void {
+  const s = get();
+  const q = s.queue;
+  if (!q || q.status !== 'running') return;
+  const i = currentIndex(q);
+  const runId = i >= 0 ? q.items[i].runId : null;
+  s.setQueue(queueReducer(q, { type: 'cancel', message: why }));
+  if (runId && s.liveRunId === runId && isLive(s.runState)) {
+    send({ type: 'stop' });
+    s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
+  }
 }

@@ -4,7 +4,9 @@
  *  - config: the preset, the draft RunConfig being edited and its validation error;
  *  - runs: every run (config + metrics), the active run, the overlay selection;
  *  - live: the Worker's run state, the latest rollout samples;
- *  - ui: smoothing, log scales, token colouring, messages.
+ *  - ui: smoothing, log scales, token colouring, messages;
+ *  - references: the reference runs' index and files, the one overlaid on the charts, the
+ *    Findings view, and the run queue of "Run this finding here".
  * The store is pure (no Worker, no IndexedDB): lab.ts wires those to it.
  */
 import { create } from 'zustand';
@@ -12,6 +14,8 @@ import { getPreset, validateRunConfig, type RunConfig, type StageConfig } from '
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
 import type { BackendChoice, EngineSummary, RunState } from '../worker/protocol';
 import { setPath } from './lib/fields';
+import type { RunQueue } from './lib/queue';
+import type { ReferenceFile, ReferenceIndex } from './lib/reference';
 import type { RunData } from './lib/runfile';
 
 export type DeviceState =
@@ -84,7 +88,34 @@ export interface UiSlice {
   setNotice(n: string | null): void;
 }
 
-export interface LabStore extends ConfigSlice, RunsSlice, LiveSlice, UiSlice {
+export type ReferenceIndexState = { status: 'loading' } | { status: 'ready'; index: ReferenceIndex } | { status: 'error'; message: string };
+export type ReferenceFileState = { status: 'loading' } | { status: 'ready'; file: ReferenceFile } | { status: 'error'; message: string };
+export type LabView = 'training' | 'findings';
+
+export interface ReferenceSlice {
+  referenceIndex: ReferenceIndexState;
+  /** Files by reference name, fetched on demand. */
+  referenceFiles: Record<string, ReferenceFileState>;
+  /** The reference overlaid on the training charts (bands per preset), or null. */
+  overlayReference: string | null;
+  /** Draw every seed's curve of the reference too. */
+  referenceSeeds: boolean;
+  /** The centre column: training curves or the Findings view. */
+  view: LabView;
+  /** The finding (or sweep) the Findings view shows. */
+  selectedFinding: string | null;
+  /** The queue of "Run this finding here" (the last one, kept after it ends). */
+  queue: RunQueue | null;
+  setReferenceIndex(s: ReferenceIndexState): void;
+  setReferenceFile(name: string, s: ReferenceFileState): void;
+  setOverlayReference(name: string | null): void;
+  toggleReferenceSeeds(): void;
+  setView(v: LabView): void;
+  selectFinding(name: string | null): void;
+  setQueue(q: RunQueue | null): void;
+}
+
+export interface LabStore extends ConfigSlice, RunsSlice, LiveSlice, UiSlice, ReferenceSlice {
   device: DeviceState;
   setDevice(d: DeviceState): void;
   /** The engine the page asks the Worker for (in the URL as backend=, omitted for auto). */
@@ -193,6 +224,22 @@ export const createLabStore = (preset = 'magic') =>
     setTokenColour: (tokenColour) => set({ tokenColour }),
     setError: (error) => set({ error }),
     setNotice: (notice) => set({ notice }),
+
+    // references
+    referenceIndex: { status: 'loading' },
+    referenceFiles: {},
+    overlayReference: null,
+    referenceSeeds: false,
+    view: 'training',
+    selectedFinding: null,
+    queue: null,
+    setReferenceIndex: (referenceIndex) => set({ referenceIndex }),
+    setReferenceFile: (name, st) => set((s) => ({ referenceFiles: { ...s.referenceFiles, [name]: st } })),
+    setOverlayReference: (overlayReference) => set({ overlayReference }),
+    toggleReferenceSeeds: () => set((s) => ({ referenceSeeds: !s.referenceSeeds })),
+    setView: (view) => set({ view }),
+    selectFinding: (selectedFinding) => set({ selectedFinding }),
+    setQueue: (queue) => set({ queue }),
   }));
 
 /** The page's store. */

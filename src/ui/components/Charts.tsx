@@ -16,6 +16,12 @@ export function Charts() {
   const smoothing = useLab((s) => s.smoothing);
   const logScale = useLab((s) => s.logScale);
   const toggleLog = useLab((s) => s.toggleLog);
+  // The reference overlaid (its file once loaded): a band per preset on every chart with its metric.
+  const reference = useLab((s) => {
+    const f = s.overlayReference ? s.referenceFiles[s.overlayReference] : undefined;
+    return f?.status === 'ready' ? f.file : null;
+  });
+  const referenceSeeds = useLab((s) => s.referenceSeeds);
   const ids = useMemo(() => runsToDraw(activeRunId, overlay, runsById), [activeRunId, overlay, runsById]);
   const runsNow = useMemo(() => ids.map((id) => runsById[id]), [ids, runsById]);
   const runs = useDeferredValue(runsNow);
@@ -30,7 +36,10 @@ export function Charts() {
     <section className="panel charts" data-testid="charts">
       <div className="charts-head">
         <h2>Training curves</h2>
-        <span className="hint">{runs.length > 1 ? `${runs.length} runs overlaid` : runs.length === 1 ? runs[0].name : 'press Play to start'}</span>
+        <span className="hint">
+          {runs.length > 1 ? `${runs.length} runs overlaid` : runs.length === 1 ? runs[0].name : 'press Play to start'}
+          {reference && ` · reference: ${reference.title}`}
+        </span>
         <span className="spacer" />
         <SmoothingSlider />
       </div>
@@ -45,6 +54,8 @@ export function Charts() {
             onToggleLog={toggleFns[spec.id]}
             boundaries={boundaries}
             entropyTarget={spec.entropyTarget ? target : null}
+            reference={reference}
+            referenceSeeds={referenceSeeds}
           />
         ))}
       </div>

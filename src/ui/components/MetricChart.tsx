@@ -1,7 +1,9 @@
 import { memo, useMemo, useRef, useState } from 'react';
-import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { buildRows, columnKey, type ChartSpec } from '../lib/chartdata';
 import { downloadBlob, safeFileName, svgToPngBlob } from '../lib/download';
+import { mergeReferenceRows, refBandKey, referenceLegends, referenceSeries, refMeanKey, refSeedKey } from '../lib/refchart';
+import type { ReferenceFile } from '../lib/reference';
 import type { RunData } from '../lib/runfile';
 import { useStaggered } from '../lib/stagger';
 
@@ -19,10 +21,17 @@ interface Props {
   onToggleLog(): void;
   boundaries: { step: number; stage: number }[];
   entropyTarget: number | null;
+  /** A reference run overlaid: each preset's mean and 95% band on the series it has curves for. */
+  reference?: ReferenceFile | null;
+  /** Also draw every seed of the reference. */
+  referenceSeeds?: boolean;
+  /** Colour of each drawn run (by slot) instead of the default palette. */
+  runColours?: readonly string[];
 }
 
-/** Hover values: 4 significant digits. */
-const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : String(Number(v.toPrecision(4)))) : String(v));
+/** Hover values: 4 significant digits (a band: lower–upper). */
+const fmt1 = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : String(Number(v.toPrecision(4)))) : String(v));
+const fmt = (v: unknown) => (Array.isArray(v) && v.length === 2 ? `${fmt1(v[0])}–${fmt1(v[1])}` : fmt1(v));
 /** Axis ticks: short (1.2k, 0.05, 3e-4). */
 const tick = (v: number) => {
   const a = Math.abs(v);
@@ -75,7 +84,7 @@ const targetLabel = (p: { x?: number | string; y?: number | string }) => (
 
 /*
  * Every prop below is a constant, and the chart's parts are memoised elements that change only
- * when their own inputs do: on a metrics update only LineChart's `data` changes. A recharts part
+ * when their own inputs do: on a metrics update only the chart's `data` changes. A recharts part
  * that re-renders with a new object prop (a margin, a domain array, a label) re-registers itself
  * in the chart's store, and every such dispatch re-runs every selector of the chart.
  */
@@ -96,14 +105,27 @@ const TARGET_LABEL = { position: 'insideBottomRight' as const, content: targetLa
  * ticks, grid and lines instead of creating them, which as one task was the longest of a run.
  */
 const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
+const NO_REFERENCE: never[] = [];
 
 /** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
-export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn }: Props) {
-  const latest = useMemo(
-    () => ({ rows: buildRows(runsIn, spec.series, smoothing, { log: logIn }), runs: runsIn, log: logIn, boundaries: boundariesIn, entropyTarget: targetIn }),
-    [runsIn, spec, smoothing, logIn, boundariesIn, targetIn],
+export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours }: Props) {
+  const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NO_REFERENCE), [spec, reference]);
+  const latest = useMemo(() => {
+    const live = buildRows(runsIn, spec.series, smoothing, { log: logIn });
+    return {
+      rows: mergeReferenceRows(live, refIn, { log: logIn, seeds: referenceSeeds }),
+      livePoints: live.length,
+      runs: runsIn,
+      log: logIn,
+      boundaries: boundariesIn,
+      entropyTarget: targetIn,
+      refSeries: refIn,
+      refSeeds: referenceSeeds,
+      refLegend: referenceLegends(refIn, reference),
+    };
+  }, [runsIn, spec, smoothing, logIn, boundariesIn, targetIn, refIn, referenceSeeds, reference],
   );
-  const { rows, runs, log, boundaries, entropyTarget } = useStaggered(latest, REDRAW_MS);
+  const { rows, livePoints, runs, log, boundaries, entropyTarget, refSeries, refSeeds, refLegend } = useStaggered(latest, REDRAW_MS);
   const box = useRef<HTMLDivElement>(null);
   // The tooltip is mounted only under the pointer: while training nobody hovers, and each mounted
   // recharts part re-runs its selectors on every redraw.
@@ -117,7 +139,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       key: columnKey(ri, s.key),
       right: !!s.right,
       name: multi && run ? `${run.name}: ${s.label}` : s.label,
-      colour: SERIES_COLOURS[(multi ? ri : si) % SERIES_COLOURS.length],
+      colour: runColours?.[ri] ?? SERIES_COLOURS[(multi ? ri : si) % SERIES_COLOURS.length],
       // Held-out series are dashed, without dots: recharts unmounts and remounts a line's dots on
       // every data update (its data is cleared before it is replaced), a store dispatch each way.
       dash: multi ? DASHES[si % DASHES.length] : s.source === 'eval' ? '4 2' : '',
@@ -128,6 +150,57 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const lines = useMemo(() => lineList, [linesKey]);
   const boundaryKey = boundaries.map((b) => `${b.step}:${b.stage}`).join(',');
   const stageLines = useMemo(() => boundaries, [boundaryKey]);
+  // Reference parts change only when another reference (or the seeds toggle) is chosen: one Area
+  // (the band, a single path) and one Line (the mean) per preset × series, plus a Line per seed.
+  const refParts = useMemo(
+    () =>
+      refSeries.flatMap((r) => [
+        <Area
+          key={`${r.id}|band`}
+          yAxisId={r.right ? 'r' : 'l'}
+          dataKey={refBandKey(r.id)}
+          name={`reference ${r.preset} 95% band`}
+          stroke="none"
+          fill={r.colour}
+          fillOpacity={0.16}
+          connectNulls
+          dot={false}
+          activeDot={false}
+          isAnimationActive={false}
+          className="reference-band"
+        />,
+        ...(refSeeds
+          ? r.seeds.map((seed) => (
+              <Line
+                key={`${r.id}|s${seed}`}
+                yAxisId={r.right ? 'r' : 'l'}
+                dataKey={refSeedKey(r.id, seed)}
+                name={`reference ${r.preset} seed ${seed}`}
+                stroke={r.colour}
+                strokeOpacity={0.45}
+                strokeWidth={0.75}
+                dot={false}
+                activeDot={false}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))
+          : []),
+        <Line
+          key={`${r.id}|mean`}
+          yAxisId={r.right ? 'r' : 'l'}
+          dataKey={refMeanKey(r.id)}
+          name={`reference ${r.preset}`}
+          stroke={r.colour}
+          strokeDasharray={r.dash || undefined}
+          strokeWidth={1.25}
+          dot={false}
+          connectNulls
+          isAnimationActive={false}
+        />,
+      ]),
+    [refSeries, refSeeds],
+  );
   const parts = useMemo(
     () => (
       <>
@@ -140,6 +213,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           <ReferenceLine key={b.step} yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: STAGE_LABEL_POSITION, content: stageLabel(b.stage) }} />
         ))}
         {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={TARGET_LABEL} />}
+        {refParts}
         {lines.map((l) => (
           <Line
             key={l.key}
@@ -156,16 +230,16 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         ))}
       </>
     ),
-    [log, hasRight, hover, stageLines, entropyTarget, lines],
+    [log, hasRight, hover, stageLines, entropyTarget, refParts, lines],
   );
   // The page re-renders this component on every store change (run state, samples); the chart
-  // itself re-renders only when what it draws changed (each LineChart render is a store dispatch).
+  // itself re-renders only when what it draws changed (each chart render is a store dispatch).
   const chart = useMemo(
     () => (
       <ResponsiveContainer width="100%" height={170}>
-        <LineChart data={empty ? PLACEHOLDER_ROWS : rows} margin={hasRight ? MARGIN_RIGHT_AXIS : MARGIN}>
+        <ComposedChart data={empty ? PLACEHOLDER_ROWS : rows} margin={hasRight ? MARGIN_RIGHT_AXIS : MARGIN}>
           {parts}
-        </LineChart>
+        </ComposedChart>
       </ResponsiveContainer>
     ),
     [empty, rows, hasRight, parts],
@@ -175,7 +249,14 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     if (svg) downloadBlob(await svgToPngBlob(svg), `${safeFileName(spec.id)}.png`);
   };
   return (
-    <figure className="chart" data-testid={`chart-${spec.id}`} data-points={rows.length} data-runs={runs.length} {...(spec.volatile ? { 'data-volatile': '' } : {})}>
+    <figure
+      className="chart"
+      data-testid={`chart-${spec.id}`}
+      data-points={livePoints}
+      data-runs={runs.length}
+      data-reference-series={refSeries.length}
+      {...(spec.volatile ? { 'data-volatile': '' } : {})}
+    >
       <figcaption title={spec.help}>
         <span>{spec.title}</span>
         <span className="spacer" />
@@ -201,6 +282,15 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
               <line x1="0" y1="4" x2="14" y2="4" stroke={l.colour} strokeWidth="2" strokeDasharray={l.dash || undefined} />
             </svg>
             {l.name}
+          </li>
+        ))}
+        {refLegend.map((l) => (
+          <li key={`ref|${l.preset}`} data-testid="reference-legend">
+            <svg width="14" height="8" aria-hidden="true">
+              <rect x="0" y="0" width="14" height="8" fill={l.colour} fillOpacity="0.25" />
+              <line x1="0" y1="4" x2="14" y2="4" stroke={l.colour} strokeWidth="1.5" />
+            </svg>
+            {l.label}
           </li>
         ))}
       </ul>

@@ -3,9 +3,10 @@ import { importRunFile } from '../lab';
 import { useLab } from '../store';
 import { SERIES_COLOURS } from './MetricChart';
 import { FileButton } from './FileButton';
+import { ReferenceRuns } from './ReferenceRuns';
 import { RunRow } from './RunRow';
 
-/** Every run kept in this browser; tick runs to overlay them on the charts. */
+/** Every run kept in this browser (tick runs to overlay them on the charts), and the shipped reference runs. */
 export function RunsPanel() {
   const order = useLab((s) => s.order);
   const runs = useLab((s) => s.runs);
@@ -24,6 +25,7 @@ export function RunsPanel() {
       <FileButton accept=".jsonl,.csv,.json" onFile={(f) => void importRunFile(f)} testId="run-import" title="Import a run exported as JSONL or CSV">
         Import run…
       </FileButton>
+      <ReferenceRuns />
     </section>
   );
 }

@@ -140,3 +140,24 @@ describe('config field metadata', () => {
     expect(a.x.y).toBe(1);
   });
 });
+
+describe('references slice', () => {
+  it('index and files by name, the overlaid reference, the view and the queue', () => {
+    const s = createLabStore('magic-tiny');
+    const st = () => s.getState();
+    expect(st().referenceIndex).toEqual({ status: 'loading' });
+    expect(st().view).toBe('training');
+    st().setReferenceIndex({ status: 'error', message: 'reference/index.json: not found (HTTP 404)' });
+    expect(st().referenceIndex).toEqual({ status: 'error', message: 'reference/index.json: not found (HTTP 404)' });
+    st().setReferenceFile('a', { status: 'loading' });
+    st().setReferenceFile('b', { status: 'error', message: 'reference/b.json: x' });
+    expect(Object.keys(st().referenceFiles)).toEqual(['a', 'b']);
+    st().setOverlayReference('a');
+    st().toggleReferenceSeeds();
+    expect([st().overlayReference, st().referenceSeeds]).toEqual(['a', true]);
+    st().setView('findings');
+    st().selectFinding('b');
+    expect([st().view, st().selectedFinding]).toEqual(['findings', 'b']);
+    expect(st().queue).toBeNull();
+  });
+});

@@ -34,6 +34,17 @@ export interface StageConfig {
   groupSize: number | null;
   /** τ for this stage, or null = rollout.temperature. */
   temperature: number | null;
+  /**
+   * β (KL penalty weight) for this stage; absent = loss.kl.beta (a validated config leaves it
+   * out unless a number is given, so configs written before it existed stay equal). The reference policy π_ref is
+   * the policy at the start of the first stage whose β is > 0 (the initial policy when that is
+   * stage 0, as in vanilla GRPO), kept for the rest of the run. The paper does not say which π_ref
+   * its later-stage KL ablation used; the stage start isolates what the finding is about: the run
+   * replays the β = 0 run up to that stage, the KL term is 0 at its first step, and from there it
+   * only restrains how far the later stage moves (π_ref = the initial policy would instead pull
+   * the policy back toward the SFT base and undo earlier stages' gains).
+   */
+  klBeta?: number;
 }
 
 export interface RunConfig {
@@ -89,7 +100,10 @@ export interface RunConfig {
      * change it.
      */
     entropy: EntropyControlConfig;
-    /** KL(π_θ‖π_ref) penalty: β (0 = off, no reference model) and estimator. */
+    /**
+     * KL(π_θ‖π_ref) penalty: β (0 = off, no reference model) and estimator. A stage may override
+     * β (StageConfig.klBeta); π_ref is the policy at the start of the first stage with β > 0.
+     */
     kl: { beta: number; type: KlType };
     /** Divide advantages by the group std (GRPO); false = Dr. GRPO centring only. */
     advantageStd: boolean;
@@ -140,7 +154,7 @@ export type RunConfigInput = DeepPartial<RunConfig>;
 /** Convergence rule defaults, merged under a partial `convergence` object. */
 export const DEFAULT_CONVERGENCE: ConvergenceRule = { window: 20, minImprovement: 0.01, maxSteps: 400 };
 
-/** Fields a partial stage does not give; maxResponseLength has no default (required). */
+/** Fields a partial stage does not give; maxResponseLength has no default (required), klBeta is optional. */
 const STAGE_TEMPLATE = {
   maxResponseLength: undefined,
   steps: null,
@@ -148,6 +162,7 @@ const STAGE_TEMPLATE = {
   batchPrompts: null,
   groupSize: null,
   temperature: null,
+  klBeta: undefined,
 } as unknown as StageConfig;
 
 /** The MAGIC recipe at lab scale; the base every other preset and every partial config merges over. */
@@ -190,7 +205,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
       // Starts where holding needs it (paper: c_0 = 0): ramping from 0 by Δ takes ~150 steps, the
       // whole run. While e_k ≥ target α = 0 and c decays by Δ, so c_0 only matters at the first dip.
       c0: 1,
-      // The const-entropy ablation: a small fixed α (paper finding 4: a small constant still collapses).
+      // α of 'constant' mode; inert here (adaptive). The const-entropy-small/-large presets set their own.
       constantCoef: 0.01,
       gate: 'current',
       // Exact mean H_t over the kept batch (see RunConfig.loss.entropy); may change after the sweep.
@@ -399,6 +414,9 @@ function check(c: RunConfig): void {
     nullable(s.batchPrompts, (v) => int(v, `${p}.batchPrompts`, 1, 100_000));
     nullable(s.groupSize, (v) => int(v, `${p}.groupSize`, 2, 1024));
     nullable(s.temperature, (v) => temperature(v, `${p}.temperature`));
+    // Optional: absent (or null, normalised to absent) means loss.kl.beta.
+    if (s.klBeta === undefined || s.klBeta === null) delete s.klBeta;
+    else num(s.klBeta, `${p}.klBeta`, { min: 0, max: 100 });
   });
 
   const l = c.loss;
@@ -473,6 +491,8 @@ export interface ResolvedStage {
   groupSize: number;
   temperature: number;
   topP: number;
+  /** β of this stage (StageConfig.klBeta, else loss.kl.beta). */
+  klBeta: number;
 }
 
 export function resolveStage(cfg: RunConfig, index: number): ResolvedStage {
@@ -487,36 +507,69 @@ export function resolveStage(cfg: RunConfig, index: number): ResolvedStage {
     groupSize: s.groupSize ?? cfg.rollout.groupSize,
     temperature: s.temperature ?? cfg.rollout.temperature,
     topP: cfg.rollout.topP,
+    klBeta: s.klBeta ?? cfg.loss.kl.beta,
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Presets
 
-/** Each preset = MAGIC + one change (`tiny`: the change as it applies to the -tiny base). */
-const PRESET_DIFFS: Record<string, (base: RunConfig, tiny: boolean) => RunConfigInput> = {
+/** α of const-entropy-small / -large (why these values: PRESET_DEFS and docs/presets.md). */
+export const CONST_ENTROPY_SMALL = 0.02;
+export const CONST_ENTROPY_LARGE = 0.5;
+
+const TINY_BASE = validateRunConfig(TINY_OVERLAY, DEFAULT_RUN_CONFIG);
+
+/**
+ * A preset = its base preset (null: the MAGIC defaults) + the change its finding is about, and
+ * nothing else (tests/rl/config.test.ts diffs every preset against its base, -tiny twins too).
+ * `diff` gets the validated base (full-size or its -tiny twin) and returns the change as a partial
+ * config merged over it.
+ */
+interface PresetDef {
+  base: string | null;
+  diff: (base: RunConfig) => RunConfigInput;
+}
+
+const PRESET_DEFS: Record<string, PresetDef> = {
   // Paper's final recipe.
-  magic: () => ({}),
-  // Vanilla GRPO: per-sequence mean, k3 KL β = 1e-3, no filtering, no entropy term, no rejection.
-  grpo: () => ({
-    data: { offlineFilter: { enabled: false }, onlineFilter: false },
-    loss: { aggregation: 'seq-mean-token-mean', kl: { beta: 1e-3, type: 'k3' }, entropy: { mode: 'off' } },
-    rejection: { mode: 'off' },
-  }),
-  'temp-0.6': () => ({ rollout: { temperature: 0.6 } }),
-  // 4 mini-batches per rollout batch → exactly N_SGD = 4 optimizer steps per RL step
+  magic: { base: null, diff: () => ({}) },
+  // Vanilla GRPO: per-sequence mean, k3 KL β = 1e-3 (π_ref = the initial policy), no filtering, no entropy term, no rejection.
+  grpo: {
+    base: 'magic',
+    diff: () => ({
+      data: { offlineFilter: { enabled: false }, onlineFilter: false },
+      loss: { aggregation: 'seq-mean-token-mean', kl: { beta: 1e-3, type: 'k3' }, entropy: { mode: 'off' } },
+      rejection: { mode: 'off' },
+    }),
+  },
+  // Finding 2: τ = 0.6 collapses entropy, τ = 1.0 wins later.
+  'temp-0.6': { base: 'magic', diff: () => ({ rollout: { temperature: 0.6 } }) },
+  // Finding 3: 4 mini-batches per rollout batch → exactly N_SGD = 4 optimizer steps per RL step
   // (D_T = a quarter of the kept responses, see update.miniBatches), off-policy after the first.
-  'off-policy-nsgd4': () => ({ update: { miniBatches: 4 } }),
-  'kl-on': () => ({ loss: { kl: { beta: 1e-3 } } }),
-  'adv-mask-before': () => ({ truncation: { mode: 'adv-mask-before' } }),
-  'adv-mask-after': () => ({ truncation: { mode: 'adv-mask-after' } }),
-  'no-rejection': () => ({ rejection: { mode: 'off' } }),
-  // One stage at the final length for the same total steps.
-  'single-stage': (b) => ({
-    stages: [{ maxResponseLength: b.stages[b.stages.length - 1].maxResponseLength, steps: b.stages.reduce((a, s) => a + (s.steps ?? 0), 0) }],
-  }),
-  'const-entropy': () => ({ loss: { entropy: { mode: 'constant' } } }),
-  'clip-high-0.28': () => ({ loss: { epsHigh: 0.28 } }),
+  'off-policy-nsgd4': { base: 'magic', diff: () => ({ update: { miniBatches: 4 } }) },
+  // Finding 5: KL (k3, β = 1e-3) in the later stage only, where the paper saw it stall gains;
+  // π_ref = the policy at that stage's start (StageConfig.klBeta).
+  'kl-on': { base: 'magic', diff: (b) => ({ stages: b.stages.map((s, i) => (i === 0 ? s : { ...s, klBeta: 1e-3 })) }) },
+  'adv-mask-before': { base: 'magic', diff: () => ({ truncation: { mode: 'adv-mask-before' } }) },
+  'adv-mask-after': { base: 'magic', diff: () => ({ truncation: { mode: 'adv-mask-after' } }) },
+  'no-rejection': { base: 'magic', diff: () => ({ rejection: { mode: 'off' } }) },
+  // Finding 6: one stage at the final length for the same total steps.
+  'single-stage': {
+    base: 'magic',
+    diff: (b) => ({ stages: [{ maxResponseLength: b.stages[b.stages.length - 1].maxResponseLength, steps: b.stages.reduce((a, s) => a + (s.steps ?? 0), 0) }] }),
+  },
+  // Finding 4: a constant α instead of adaptive control; small still collapses, large explodes.
+  // MAGIC's controller holds the target with c ≈ 0.5–0.9, gated on e_k < target (BENCHMARKS.md);
+  // c ≈ 0.3 gated only slowed the fall. As in the paper (constant 1e-3 vs 5e-3 around its
+  // adaptive c_max 5e-3), small is well below the holding level and large well above it, applied
+  // on every step. Measured from the shipped base (50-step runs, seed 1, WebGPU): see docs/presets.md.
+  'const-entropy-small': { base: 'magic', diff: () => ({ loss: { entropy: { mode: 'constant', constantCoef: CONST_ENTROPY_SMALL } } }) },
+  'const-entropy-large': { base: 'magic', diff: () => ({ loss: { entropy: { mode: 'constant', constantCoef: CONST_ENTROPY_LARGE } } }) },
+  // Finding 7: clip-higher matters off-policy (on-policy ρ ≡ 1 and the clip never acts), so both
+  // are off-policy-nsgd4 (ε_high 0.2) with a moderate (0.25) and DAPO's (0.28) ε_high.
+  'clip-high-0.25': { base: 'off-policy-nsgd4', diff: () => ({ loss: { epsHigh: 0.25 } }) },
+  'clip-high-0.28': { base: 'off-policy-nsgd4', diff: () => ({ loss: { epsHigh: 0.28 } }) },
 };
 
 function deepFreeze<T>(v: T): T {
@@ -527,13 +580,15 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-const TINY_BASE = validateRunConfig(TINY_OVERLAY, DEFAULT_RUN_CONFIG);
 
 function buildPresets(): Record<string, RunConfig> {
   const out: Record<string, RunConfig> = {};
-  for (const [name, diff] of Object.entries(PRESET_DIFFS)) {
-    out[name] = deepFreeze(validateRunConfig(diff(DEFAULT_RUN_CONFIG, false), DEFAULT_RUN_CONFIG));
-    out[`${name}-tiny`] = deepFreeze(validateRunConfig(diff(TINY_BASE, true), TINY_BASE));
+  // Definition order puts every base before the presets built on it.
+  for (const [name, def] of Object.entries(PRESET_DEFS)) {
+    const full = def.base === null ? DEFAULT_RUN_CONFIG : out[def.base];
+    const tiny = def.base === null ? TINY_BASE : out[`${def.base}-tiny`];
+    out[name] = deepFreeze(validateRunConfig(def.diff(full), full));
+    out[`${name}-tiny`] = deepFreeze(validateRunConfig(def.diff(tiny), tiny));
   }
   return out;
 }
@@ -545,6 +600,14 @@ export const DEFAULT_PRESET = 'magic';
 
 export function presetNames(): string[] {
   return Object.keys(PRESETS);
+}
+
+/** The preset `name` is built on (its -tiny twin for a -tiny preset), or null for magic / magic-tiny. */
+export function presetBase(name: string): string | null {
+  const tiny = name.endsWith('-tiny');
+  const def = Object.prototype.hasOwnProperty.call(PRESET_DEFS, tiny ? name.slice(0, -5) : name) ? PRESET_DEFS[tiny ? name.slice(0, -5) : name] : undefined;
+  if (def === undefined) throw new ConfigError('preset', `unknown preset ${JSON.stringify(name)} (valid: ${presetNames().join(', ')})`);
+  return def.base === null ? null : tiny ? `${def.base}-tiny` : def.base;
 }
 
 /** A fresh, mutable copy of a preset; throws a ConfigError listing the valid names. */

@@ -19,7 +19,7 @@ import { maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../t
 import { Rng } from '../util/rng';
 import { computeAdvantages } from './advantage';
 import { tokenWeights } from './aggregation';
-import { buildRunDataset, longestResponseLength, resolveStage, validateRunConfig, type RunConfig, type StageConfig } from './config';
+import { buildRunDataset, longestResponseLength, resolveStage, validateRunConfig, type ResolvedStage, type RunConfig, type StageConfig } from './config';
 import { batchEntropy, controllerEntropy, entropyCoefForStep, entropyStateFromJSON, initialEntropyState, loggedEntropyCoef, updateEntropyState, type EntropyControllerState } from './entropy';
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
@@ -86,7 +86,8 @@ export class MagicTrainer {
     private cfg: RunConfig,
     readonly data: Dataset,
     readonly policy: PolicyEngine,
-    private readonly ref: PolicyEngine | null,
+    /** π_ref for the KL term: taken at the start of the first stage with β > 0 (StageConfig.klBeta). */
+    private ref: PolicyEngine | null,
     private state: TrainerState,
   ) {
     this.order = this.shuffledPool(state.epoch);
@@ -111,7 +112,7 @@ export class MagicTrainer {
   get optimizerSteps(): number {
     return this.state.adamStep;
   }
-  /** Whether a frozen reference policy is kept for the KL term (β > 0). */
+  /** Whether a frozen reference policy is kept for the KL term (from the first step of a stage with β > 0 on). */
   get hasReference(): boolean {
     return this.ref !== null;
   }
@@ -133,10 +134,11 @@ export class MagicTrainer {
     policy.setParams(start);
     if (resumeState && ckpt?.adam) policy.setAdamState(ckpt.adam.m, ckpt.adam.v);
     else policy.resetAdamState();
+    // A resumed run gets back the π_ref it had; otherwise π_ref is taken when a stage with β > 0 starts (trainStep).
     let ref: PolicyEngine | null = null;
-    if (cfg.loss.kl.beta > 0) {
+    if (resumeState && ckpt!.meta.refParams) {
       ref = await backend.createPolicy(cfg.model, 'reference');
-      ref.setParams(resumeState ? (ckpt!.meta.refParams ? Float32Array.from(ckpt!.meta.refParams as number[]) : start) : start);
+      ref.setParams(Float32Array.from(ckpt!.meta.refParams as number[]));
     }
     let state: TrainerState;
     if (resumeState) {
@@ -275,9 +277,16 @@ export class MagicTrainer {
     this.cfg = next;
   }
 
-  private lossOptions(alpha: number): GrpoLossOptions {
+  private lossOptions(alpha: number, klBeta: number): GrpoLossOptions {
     const l = this.cfg.loss;
-    return { epsLow: l.epsLow, epsHigh: l.epsHigh, dualClip: l.dualClip, entCoef: alpha, klCoef: l.kl.beta, klType: l.kl.type };
+    return { epsLow: l.epsLow, epsHigh: l.epsHigh, dualClip: l.dualClip, entCoef: alpha, klCoef: klBeta, klType: l.kl.type };
+  }
+
+  /** π_ref := a frozen copy of the policy as it is now (before this step's update). */
+  private async takeReference(): Promise<void> {
+    const ref = await this.backend.createPolicy(this.cfg.model, 'reference');
+    ref.setParams(await this.policy.getParams());
+    this.ref = ref;
   }
 
   private adamOptions(): AdamWOptions {
@@ -296,6 +305,8 @@ export class MagicTrainer {
     const stage = resolveStage(cfg, stageIdx);
     const G = stage.groupSize;
     const step = this.state.step + 1;
+    // The first step with β > 0 fixes π_ref: the policy at the start of that stage.
+    if (stage.klBeta > 0 && this.ref === null) await this.takeReference();
 
     // ---- rollouts (with refill rounds in DAPO mode)
     const groups: { prompt: number; rolls: Rollout[] }[] = [];
@@ -344,7 +355,7 @@ export class MagicTrainer {
     let trainedTokens = 0;
     if (kept.length) {
       alpha = entropyCoefForStep(cfg.loss.entropy, this.state.entropy, entropyEstimate);
-      const r = await this.update(kept, stage.maxResponseLength, stage.temperature, alpha, step);
+      const r = await this.update(kept, stage, alpha, step);
       stats = r.stats;
       trainedTokens = r.tokens;
       this.state.entropy = updateEntropyState(cfg.loss.entropy, this.state.entropy, entropyEstimate);
@@ -400,10 +411,10 @@ export class MagicTrainer {
   }
 
   /** N_SGD mini-batch GRPO updates on the kept responses (D_T: planMiniBatches); returns per-optimizer-step stats. */
-  private async update(kept: { roll: Rollout; adv: number }[], maxResponseLength: number, temperature: number, alpha: number, step: number) {
+  private async update(kept: { roll: Rollout; adv: number }[], stage: ResolvedStage, alpha: number, step: number) {
     const cfg = this.cfg;
+    const { maxResponseLength, temperature, groupSize: G, klBeta } = stage;
     const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + maxResponseLength;
-    const G = resolveStage(cfg, this.status().stage).groupSize;
     const miniBatches = planMiniBatches({
       count: kept.length,
       miniBatches: cfg.update.miniBatches,
@@ -445,9 +456,9 @@ export class MagicTrainer {
       const batch: UpdateBatch = { rows, T, temperature, tokens: tok, targets: tgt, mask, weights, advantages: adv };
       // On-policy (one mini-batch): π_old is this forward's own logp, so ρ ≡ 1 at the step.
       if (!onPolicy) batch.oldLogp = old;
-      if (this.ref) batch.refLogp = (await this.ref.forward(tok, tgt, rows, T, temperature)).logp;
+      if (klBeta > 0) batch.refLogp = (await this.ref!.forward(tok, tgt, rows, T, temperature)).logp;
       this.state.adamStep++;
-      stats.push(await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha) }, { step: this.state.adamStep, adamw: this.adamOptions() }));
+      stats.push(await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions() }));
     }
     return { stats, tokens };
   }

@@ -3,11 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { initialEntropyState } from '../../src/rl/entropy';
 import { ConfigError } from '../../src/model/config';
 import {
+  CONST_ENTROPY_LARGE,
+  CONST_ENTROPY_SMALL,
   DEFAULT_RUN_CONFIG,
   PRESETS,
   decodeConfigFromUrlParams,
   encodeConfigToUrlParams,
   getPreset,
+  presetBase,
   presetNames,
   resolveStage,
   runConfigFromJSON,
@@ -76,6 +79,9 @@ describe('validateRunConfig', () => {
     ['group size 1', { rollout: { groupSize: 1 } }, 'rollout.groupSize', /integer in \[2, 1024\], got 1/],
     ['more mini-batches than one group fills', { update: { miniBatches: 9 } }, 'update.miniBatches', /at most the group size G of every stage.*stages\[0\] has 8, got 9/],
     ['stage G override below miniBatches', { update: { miniBatches: 4 }, stages: [{ maxResponseLength: 10, steps: 5 }, { maxResponseLength: 10, steps: 5, groupSize: 2 }] }, 'update.miniBatches', /stages\[1\] has 2, got 4/],
+    ['negative stage β', { stages: [{ maxResponseLength: 10, steps: 5, klBeta: -1e-3 }] }, 'stages[0].klBeta', /\[0, 100\], got -0.001/],
+    ['stage β not a number', { stages: [{ maxResponseLength: 10, steps: 5, klBeta: 'on' }] }, 'stages[0].klBeta', /got "on"/],
+    ['bad entropy estimator', { loss: { entropy: { estimator: 'mean' } } }, 'loss.entropy.estimator', /"exact", "sampled"/],
     ['stage with neither steps nor convergence', { stages: [{ maxResponseLength: 24 }] }, 'stages[0]', /exactly one of "steps" and "convergence"/],
     ['stage with both', { stages: [{ maxResponseLength: 24, steps: 3, convergence: {} }] }, 'stages[0]', /exactly one/],
     ['response longer than the context', { stages: [{ maxResponseLength: 24, steps: 5 }, { maxResponseLength: 80, steps: 5 }] }, 'stages[1].maxResponseLength', /\[1, 63\], got 80/],
@@ -114,15 +120,48 @@ describe('validateRunConfig', () => {
     expect(validateRunConfig({ loss: { dualClip: 3 }, update: { gradClip: null } })).toMatchObject({ loss: { dualClip: 3 }, update: { gradClip: null } });
   });
 
-  it('resolveStage fills stage fields from the rollout defaults', () => {
-    const c = validateRunConfig({ stages: [{ maxResponseLength: 10, steps: 2, temperature: 0.6 }, { maxResponseLength: 20, steps: 2, groupSize: 16 }] });
-    expect(resolveStage(c, 0)).toMatchObject({ temperature: 0.6, groupSize: 8, batchPrompts: 16, topP: 1 });
-    expect(resolveStage(c, 1)).toMatchObject({ temperature: 1, groupSize: 16 });
+  it('resolveStage fills stage fields from the rollout and loss defaults', () => {
+    const c = validateRunConfig({ stages: [{ maxResponseLength: 10, steps: 2, temperature: 0.6 }, { maxResponseLength: 20, steps: 2, groupSize: 16, klBeta: 1e-3 }] });
+    expect(resolveStage(c, 0)).toMatchObject({ temperature: 0.6, groupSize: 8, batchPrompts: 16, topP: 1, klBeta: 0 });
+    expect(resolveStage(c, 1)).toMatchObject({ temperature: 1, groupSize: 16, klBeta: 1e-3 });
+    expect(resolveStage(validateRunConfig({ loss: { kl: { beta: 2e-3 } } }), 1).klBeta).toBe(2e-3);
     expect(() => resolveStage(c, 2)).toThrow(/no stage 2/);
+  });
+
+  it("a stage's β is optional: absent or null means loss.kl.beta and is left out of the validated config", () => {
+    const c = validateRunConfig({ stages: [{ maxResponseLength: 10, steps: 2, klBeta: null }, { maxResponseLength: 10, steps: 2, klBeta: 0 }] });
+    expect('klBeta' in c.stages[0]).toBe(false);
+    expect(c.stages[1].klBeta).toBe(0);
+    expect(runConfigFromJSON(runConfigToJSON(c))).toEqual(c);
+    expect(JSON.stringify(validateRunConfig({}).stages)).not.toMatch(/klBeta/);
+  });
+
+  it('mini-batches need not divide D_R (responses are split, not groups); the entropy estimator defaults to exact', () => {
+    expect(validateRunConfig({ update: { miniBatches: 3 } }).update.miniBatches).toBe(3);
+    expect(DEFAULT_RUN_CONFIG.loss.entropy.estimator).toBe('exact');
+    expect(validateRunConfig({ loss: { entropy: { estimator: 'sampled' } } }).loss.entropy.estimator).toBe('sampled');
   });
 });
 
-const ABLATIONS = ['magic', 'grpo', 'temp-0.6', 'off-policy-nsgd4', 'kl-on', 'adv-mask-before', 'adv-mask-after', 'no-rejection', 'single-stage', 'const-entropy', 'clip-high-0.28'];
+const ABLATIONS = [
+  'magic', 'grpo', 'temp-0.6', 'off-policy-nsgd4', 'kl-on', 'adv-mask-before', 'adv-mask-after', 'no-rejection', 'single-stage',
+  'const-entropy-small', 'const-entropy-large', 'clip-high-0.25', 'clip-high-0.28',
+];
+
+/**
+ * Every field path where two configs differ: objects key by key, arrays of equal length element
+ * by element (`stages[1].klBeta`), an array whose length changed as a whole (`stages`); a key on
+ * one side only counts as changed.
+ */
+function diffPaths(a: unknown, b: unknown, path = ''): string[] {
+  const obj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((x, i) => diffPaths(x, b[i], `${path}[${i}]`));
+  if (obj(a) && obj(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    return keys.flatMap((k) => diffPaths(a[k], b[k], path ? `${path}.${k}` : k));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [path];
+}
 
 describe('presets', () => {
   it('has every recipe and ablation with a -tiny twin', () => {
@@ -141,21 +180,65 @@ describe('presets', () => {
     expect(PRESETS.magic).toEqual(DEFAULT_RUN_CONFIG);
   });
 
-  // Each ablation changes exactly the intended fields (the URL diff lists the changed leaves).
-  const changed = (name: string) => [...encodeConfigToUrlParams(PRESETS[name], 'magic').keys()].filter((k) => k !== 'preset').sort();
-  it.each([
-    ['grpo', ['data.offlineFilter.enabled', 'data.onlineFilter', 'loss.aggregation', 'loss.entropy.mode', 'loss.kl.beta', 'rejection.mode']],
-    ['temp-0.6', ['rollout.temperature']],
-    ['off-policy-nsgd4', ['update.miniBatches']],
-    ['kl-on', ['loss.kl.beta']],
-    ['adv-mask-before', ['truncation.mode']],
-    ['adv-mask-after', ['truncation.mode']],
-    ['no-rejection', ['rejection.mode']],
-    ['single-stage', ['stages']],
-    ['const-entropy', ['loss.entropy.mode']],
-    ['clip-high-0.28', ['loss.epsHigh']],
-  ])('%s differs from magic only in %j', (name, fields) => {
-    expect(changed(name)).toEqual([...fields].sort());
+  it('diffPaths lists changed leaves, per array element, and whole arrays whose length changed', () => {
+    expect(diffPaths({ a: { b: 1, c: [1, 2] } }, { a: { b: 1, c: [1, 3] } })).toEqual(['a.c[1]']);
+    expect(diffPaths({ s: [{ x: 1 }] }, { s: [{ x: 1, y: 2 }] })).toEqual(['s[0].y']);
+    expect(diffPaths({ s: [1] }, { s: [1, 2] })).toEqual(['s']);
+    expect(diffPaths(PRESETS.magic, getPreset('magic'))).toEqual([]);
+  });
+
+  // Each ablation differs from its base preset in exactly the fields its finding is about
+  // (the -tiny twin in the same fields, unless a fourth entry lists the tiny's own).
+  const BASE_AND_FIELDS: [string, string, string[], string[]?][] = [
+    // Vanilla GRPO differs from MAGIC in several rules at once; the tiny base has no offline filter to switch off.
+    [
+      'grpo', 'magic',
+      ['data.offlineFilter.enabled', 'data.onlineFilter', 'loss.aggregation', 'loss.entropy.mode', 'loss.kl.beta', 'rejection.mode'],
+      ['data.onlineFilter', 'loss.aggregation', 'loss.entropy.mode', 'loss.kl.beta', 'rejection.mode'],
+    ],
+    ['temp-0.6', 'magic', ['rollout.temperature']],
+    ['off-policy-nsgd4', 'magic', ['update.miniBatches']],
+    ['kl-on', 'magic', ['stages[1].klBeta']],
+    ['adv-mask-before', 'magic', ['truncation.mode']],
+    ['adv-mask-after', 'magic', ['truncation.mode']],
+    ['no-rejection', 'magic', ['rejection.mode']],
+    ['single-stage', 'magic', ['stages']],
+    ['const-entropy-small', 'magic', ['loss.entropy.constantCoef', 'loss.entropy.mode']],
+    ['const-entropy-large', 'magic', ['loss.entropy.constantCoef', 'loss.entropy.mode']],
+    ['clip-high-0.25', 'off-policy-nsgd4', ['loss.epsHigh']],
+    ['clip-high-0.28', 'off-policy-nsgd4', ['loss.epsHigh']],
+  ];
+  it('the table covers every preset but magic', () => {
+    expect(BASE_AND_FIELDS.map(([n]) => n).sort()).toEqual(ABLATIONS.filter((n) => n !== 'magic').sort());
+  });
+  it.each(BASE_AND_FIELDS.flatMap(([name, base, fields, tiny]) => [[name, base, fields], [`${name}-tiny`, `${base}-tiny`, tiny ?? fields]] as [string, string, string[]][]))(
+    '%s differs from %s exactly in %j',
+    (name, base, fields) => {
+      expect(presetBase(name)).toBe(base);
+      expect(diffPaths(PRESETS[base], PRESETS[name]).sort()).toEqual([...fields].sort());
+    },
+  );
+
+  it('ablation values: N_SGD 4, β 1e-3 in the later stage only, the constant α pair, ε_high 0.25 / 0.28 off-policy', () => {
+    expect(presetBase('magic')).toBeNull();
+    expect(presetBase('magic-tiny')).toBeNull();
+    expect(() => presetBase('nope')).toThrow(/unknown preset/);
+    for (const t of ['', '-tiny']) {
+      const k = PRESETS[`kl-on${t}`];
+      expect(k.loss.kl.beta).toBe(0);
+      expect(k.stages.map((_, i) => resolveStage(k, i).klBeta)).toEqual([0, 1e-3]);
+      expect(PRESETS[`off-policy-nsgd4${t}`].update).toMatchObject({ miniBatches: 4, reuseEpochs: 1 });
+      for (const [n, eh] of [['clip-high-0.25', 0.25], ['clip-high-0.28', 0.28]] as const) {
+        expect(PRESETS[`${n}${t}`].loss.epsHigh).toBe(eh);
+        expect(PRESETS[`${n}${t}`].update.miniBatches).toBe(4);
+      }
+      const small = PRESETS[`const-entropy-small${t}`].loss.entropy;
+      const large = PRESETS[`const-entropy-large${t}`].loss.entropy;
+      expect([small.mode, large.mode]).toEqual(['constant', 'constant']);
+      // The measured pair (docs/presets.md): well below and well above the α that holds the target (≈ 0.1).
+      expect([small.constantCoef, large.constantCoef]).toEqual([CONST_ENTROPY_SMALL, CONST_ENTROPY_LARGE]);
+      expect(small.constantCoef * 5).toBeLessThanOrEqual(large.constantCoef);
+    }
   });
 
   it('recipe values: MAGIC and vanilla GRPO', () => {
@@ -183,6 +266,12 @@ describe('presets', () => {
     }
     expect(PRESETS['clip-high-0.28-tiny'].loss.epsHigh).toBe(0.28);
     expect(PRESETS['off-policy-nsgd4-tiny'].update.miniBatches).toBe(4);
+    // Ablations do not change the data: every full-size preset that filters shares magic's offline-filter inputs.
+    for (const name of ABLATIONS) {
+      if (!PRESETS[name].data.offlineFilter.enabled) continue;
+      expect(PRESETS[name].data, name).toEqual(PRESETS.magic.data);
+      expect(PRESETS[name].rollout.batchPrompts * PRESETS[name].rollout.groupSize, name).toBe(128);
+    }
   });
 
   it('PRESETS are frozen; getPreset returns a mutable copy; unknown names list the valid ones', () => {

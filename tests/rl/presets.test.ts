@@ -26,29 +26,39 @@ async function runAll(name: string, overrides: object = {}) {
 const updated = (r: StepRecord) => r['batch/kept_groups'] > 0;
 
 describe('tiny presets through the trainer', () => {
-  it('every tiny preset runs its whole schedule and evaluates at the end', async () => {
-    for (const name of presetNames().filter((n) => n.endsWith('-tiny'))) {
-      const { t, results } = await runAll(name);
-      expect(t.step, name).toBe(getPreset(name).stages.reduce((a, s) => a + (s.steps ?? 0), 0));
-      expect(results[results.length - 1].eval, name).toBeDefined();
+  // One test per preset, so each has the whole time limit on a loaded machine.
+  it.each(presetNames().filter((n) => n.endsWith('-tiny')))('%s runs its whole schedule and evaluates at the end', async (name) => {
+    const { t, results } = await runAll(name);
+    expect(t.step, name).toBe(getPreset(name).stages.reduce((a, s) => a + (s.steps ?? 0), 0));
+    expect(results[results.length - 1].eval, name).toBeDefined();
+    t.destroy();
+  });
+
+  it('magic: adaptive α is c when e_k < target and 0 otherwise (e_k = the configured estimate); rejection keeps exactly the mixed groups', async () => {
+    const tiny = getPreset('magic-tiny');
+    const target = tiny.loss.entropy.target;
+    for (const estimator of ['exact', 'sampled'] as const) {
+      const key = estimator === 'exact' ? 'actor/entropy' : 'actor/entropy_sampled';
+      const { records } = await runAll('magic-tiny', { rollout: { ...tiny.rollout, batchPrompts: 8 }, loss: { ...tiny.loss, entropy: { ...tiny.loss.entropy, estimator } } });
+      for (const r of records) {
+        expect(r['batch/kept_groups']).toBe(8 - r['batch/solve_none'] - r['batch/solve_all']);
+        if (updated(r)) expect(r['actor/entropy_coeff_realized'], estimator).toBe(r[key] < target ? r['actor/entropy_coeff'] : 0);
+        // Both estimates are logged every step, and they are different numbers.
+        expect(r['actor/entropy']).toBeGreaterThan(0);
+        expect(r['actor/entropy_sampled']).toBeGreaterThan(0);
+        expect(r['actor/entropy']).not.toBe(r['actor/entropy_sampled']);
+      }
+      expect(records.some(updated)).toBe(true);
     }
   });
 
-  it('magic: adaptive α is c when e < target and 0 otherwise; rejection keeps exactly the mixed groups', async () => {
-    const { records } = await runAll('magic-tiny', { rollout: { ...getPreset('magic-tiny').rollout, batchPrompts: 8 } });
-    const target = getPreset('magic-tiny').loss.entropy.target;
-    for (const r of records) {
-      expect(r['batch/kept_groups']).toBe(8 - r['batch/solve_none'] - r['batch/solve_all']);
-      if (updated(r)) expect(r['actor/entropy_coeff_realized']).toBe(r['actor/entropy'] < target ? r['actor/entropy_coeff'] : 0);
-    }
-    expect(records.some(updated)).toBe(true);
-  });
-
-  it('no-rejection keeps every group; const-entropy applies its fixed α', async () => {
+  it('no-rejection keeps every group; const-entropy-small / -large apply their fixed α', async () => {
     const nr = await runAll('no-rejection-tiny');
     for (const r of nr.records) expect(r['batch/kept_groups']).toBe(getPreset('no-rejection-tiny').rollout.batchPrompts);
-    const ce = await runAll('const-entropy-tiny', { rejection: { mode: 'off', maxRefillRounds: 0 } });
-    for (const r of ce.records) expect(r['actor/entropy_coeff_realized']).toBe(getPreset('const-entropy-tiny').loss.entropy.constantCoef);
+    for (const name of ['const-entropy-small-tiny', 'const-entropy-large-tiny']) {
+      const ce = await runAll(name, { rejection: { mode: 'off', maxRefillRounds: 0 } });
+      for (const r of ce.records) expect(r['actor/entropy_coeff_realized'], name).toBe(getPreset(name).loss.entropy.constantCoef);
+    }
   });
 
   it('off-policy N_SGD=4 takes exactly 4 optimizer steps per rollout batch, however many groups rejection keeps; on-policy takes one', async () => {
@@ -72,11 +82,21 @@ describe('tiny presets through the trainer', () => {
     // Every step after the first mini-batch sees a moved policy: ρ ≠ 1 shows up as a non-zero ppo_kl.
     expect(off.records.some((r) => r['actor/ppo_kl'] !== 0)).toBe(true);
     expect(on.records.every((r) => Math.abs(r['actor/ppo_kl']) < 1e-6)).toBe(true);
+    // clip-high presets are off-policy-nsgd4 with another ε_high: also exactly 4 steps each.
+    const ch = await runAll('clip-high-0.28-tiny', { rejection: { mode: 'off', maxRefillRounds: 0 } });
+    expect(ch.t.optimizerSteps).toBe(4 * ch.t.step);
   });
 
-  it('KL on keeps a frozen reference policy; masks zero the advantage of truncated responses', async () => {
-    const kl = await runAll('kl-on-tiny');
-    expect(kl.t.hasReference).toBe(true);
+  it('KL on takes π_ref when the later stage starts; masks zero the advantage of truncated responses', async () => {
+    const rt = await gpu();
+    const kl = await MagicTrainer.create(webgpuBackend(rt), getPreset('kl-on-tiny'), { checkpoint: BASE_TINY });
+    await kl.trainStep();
+    await kl.trainStep();
+    expect(kl.hasReference).toBe(false); // stage 0: β = 0, no reference policy
+    await kl.trainStep();
+    expect(kl.hasReference).toBe(true);
+    expect((await runAll('grpo-tiny')).t.hasReference).toBe(true); // β > 0 from the start
+    expect((await runAll('magic-tiny')).t.hasReference).toBe(false);
     for (const name of ['adv-mask-before-tiny', 'adv-mask-after-tiny']) {
       const { results } = await runAll(name, { stages: [{ maxResponseLength: 6, steps: 2 }] });
       const samples = results.flatMap((r) => r.samples);

@@ -53,5 +53,46 @@ describe('MagicTrainer (magic-tiny)', () => {
     expect(resumed).toEqual(straight);
     expect(straight.every((r) => r['actor/grad_norm'] > 0)).toBe(true);
     expect(new Set(straight.map((r) => r['actor/entropy'])).size).toBe(4);
+    expect(new Set(straight.map((r) => r['actor/entropy_sampled'])).size).toBe(4);
+  });
+
+  it('kl-on-tiny replays bit for bit across the stage boundary where β switches on (π_ref taken there, carried by the checkpoint)', async () => {
+    const rt = await gpu();
+    const kl = getPreset('kl-on-tiny');
+    // As above: every group kept and a constant entropy bonus, so every step updates. Stage 1 has β = 1e-3.
+    const cfg = validateRunConfig({
+      ...kl,
+      stages: [{ maxResponseLength: 10, steps: 2 }, { maxResponseLength: 10, steps: 3, klBeta: 1e-3 }],
+      rejection: { mode: 'off' },
+      loss: { ...kl.loss, entropy: { ...kl.loss.entropy, mode: 'constant', constantCoef: 0.05 } },
+      update: { ...kl.update, lr: 1e-2 },
+      eval: { everySteps: 0, k: 2, temperatures: [1], testProblems: 2 },
+    });
+    const run = async (c: typeof cfg, steps: number) => {
+      const t = await MagicTrainer.create(webgpuBackend(rt), c);
+      const recs = [];
+      for (let i = 0; i < steps; i++) recs.push(stripPerf((await t.trainStep()).record));
+      return { t, recs };
+    };
+    const straight = (await run(cfg, 5)).recs;
+    // Cut before π_ref exists (end of stage 0) and after it was taken (first step of stage 1).
+    for (const cut of [2, 3]) {
+      const first = await run(cfg, cut);
+      expect(first.t.hasReference, `cut ${cut}`).toBe(cut > 2);
+      const resumed = await MagicTrainer.create(webgpuBackend(rt), getPreset('magic-tiny'), { checkpoint: await first.t.saveCheckpoint() });
+      expect(resumed.hasReference, `cut ${cut}`).toBe(cut > 2);
+      const recs = [...first.recs];
+      for (let i = cut; i < 5; i++) recs.push(stripPerf((await resumed.trainStep()).record));
+      expect(recs, `cut ${cut}`).toEqual(straight);
+      first.t.destroy();
+      resumed.destroy();
+    }
+    // The same run without the stage's β: identical through stage 0; at the first β > 0 step π_ref is
+    // the policy itself (the KL term and its gradient are 0); afterwards the KL term changes the update.
+    const noKl = (await run(validateRunConfig({ ...cfg, stages: [cfg.stages[0], { maxResponseLength: 10, steps: 3 }] }), 4)).recs;
+    expect(noKl.slice(0, 2)).toEqual(straight.slice(0, 2));
+    expect(noKl[2]['actor/entropy']).toBe(straight[2]['actor/entropy']);
+    expect(noKl[2]['actor/grad_norm']).toBeCloseTo(straight[2]['actor/grad_norm'], 4);
+    expect(noKl[3]['actor/grad_norm']).not.toBe(straight[3]['actor/grad_norm']);
   });
 });

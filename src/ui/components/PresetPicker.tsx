@@ -5,14 +5,16 @@ export const PRESET_HELP: Record<string, string> = {
   magic: "MAGIC: Skywork-OR1's final recipe (multi-stage, adaptive entropy, rejection sampling, τ = 1, on-policy).",
   grpo: 'Vanilla GRPO: per-sequence mean, k3 KL β = 1e-3, no filtering, no entropy term, no rejection.',
   'temp-0.6': 'Ablation: rollout temperature 0.6 (entropy starts low and learning stalls).',
-  'off-policy-nsgd4': 'Ablation: 4 mini-batches per rollout batch (N_SGD = 4) — entropy collapses faster.',
-  'kl-on': 'Ablation: KL penalty β = 1e-3 (stalls later-stage gains).',
+  'off-policy-nsgd4': 'Ablation: 4 mini-batches per rollout batch (exactly N_SGD = 4 optimizer steps per RL step) — entropy collapses faster.',
+  'kl-on': 'Ablation: KL penalty β = 1e-3 in the later stage, against the policy at its start (stalls later-stage gains).',
   'adv-mask-before': 'Ablation: truncated responses excluded from group statistics, advantage 0.',
   'adv-mask-after': 'Ablation: truncated responses in the statistics, then advantage 0.',
   'no-rejection': 'Ablation: keep zero-advantage groups.',
   'single-stage': 'Ablation: one stage at the final length for the same total steps.',
-  'const-entropy': 'Ablation: constant entropy coefficient instead of adaptive control.',
-  'clip-high-0.28': 'Ablation: ε_high = 0.28 (DAPO clip-higher; entropy blew up in the paper).',
+  'const-entropy-small': 'Ablation: a small constant entropy coefficient instead of adaptive control (entropy still collapses).',
+  'const-entropy-large': 'Ablation: a large constant entropy coefficient instead of adaptive control (entropy explodes).',
+  'clip-high-0.25': 'Ablation: off-policy-nsgd4 with ε_high = 0.25 (moderate clip-higher slowed entropy collapse in the paper).',
+  'clip-high-0.28': 'Ablation: off-policy-nsgd4 with ε_high = 0.28 (DAPO clip-higher; entropy blew up in the paper).',
 };
 
 export const presetHelp = (name: string) => {

@@ -74,7 +74,7 @@ export const CONFIG_FIELDS: readonly FieldMeta[] = [
   f('loss.dualClip', 'loss', 'c', 'Dual clip', 'Dual-clip constant c > 1 bounding negative-advantage losses; empty = off (as released).', { kind: 'nullable-number', min: 1, step: 0.5 }),
   f('loss.aggregation', 'loss', '1/T_k', 'Aggregation', "Loss aggregation: 'token-mean' over all batch tokens (1/T_k, MAGIC) or per-sequence mean (GRPO, biases length).", { kind: 'select', options: ['token-mean', 'seq-mean-token-mean'] }),
   f('loss.advantageStd', 'loss', 'σ_r', 'Std-normalise A', 'Divide advantages by the group std (GRPO); off = Dr. GRPO centring only.', { kind: 'bool' }),
-  f('loss.kl.beta', 'loss', 'β', 'KL β', 'β: KL(π_θ‖π_ref) penalty weight (0 = off, no reference model; 1e-3 stalled stage-2 gains).', { kind: 'number', min: 0, max: 100, step: 1e-4 }),
+  f('loss.kl.beta', 'loss', 'β', 'KL β', 'β: KL(π_θ‖π_ref) penalty weight (0 = off, no reference model; 1e-3 stalled stage-2 gains). A stage may set its own β; π_ref = the policy at the start of the first stage with β > 0.', { kind: 'number', min: 0, max: 100, step: 1e-4 }),
   f('loss.kl.type', 'loss', 'KL est.', 'KL estimator', 'KL estimator: k1, k3 (paper ablation) or low-variance KL.', { kind: 'select', options: ['k1', 'k3', 'low_var_kl'] }),
 
   f('loss.entropy.mode', 'entropy', 'α mode', 'Entropy term', "Entropy term α_k·H_t: 'adaptive' (MAGIC, Eq. 3.2), 'constant' α, or 'off'.", { kind: 'select', options: ['adaptive', 'constant', 'off'] }),

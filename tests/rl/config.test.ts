@@ -235,7 +235,7 @@ describe('presets', () => {
       const small = PRESETS[`const-entropy-small${t}`].loss.entropy;
       const large = PRESETS[`const-entropy-large${t}`].loss.entropy;
       expect([small.mode, large.mode]).toEqual(['constant', 'constant']);
-      // The measured pair (docs/presets.md): well below and well above the α that holds the target (≈ 0.1).
+      // The measured pair (docs/presets.md): well below and well above the α that levels off at the target (≈ 0.1).
       expect([small.constantCoef, large.constantCoef]).toEqual([CONST_ENTROPY_SMALL, CONST_ENTROPY_LARGE]);
       expect(small.constantCoef * 5).toBeLessThanOrEqual(large.constantCoef);
     }

@@ -81,9 +81,10 @@ describe('validation', () => {
     }
   });
 
-  it('accepts the shipped public/reference/index.json (empty or not)', () => {
+  it('accepts the shipped public/reference/index.json (empty or not) and every file it lists', () => {
     const idx = validateReferenceIndex(JSON.parse(readFileSync('public/reference/index.json', 'utf8')));
     expect(Array.isArray(idx.entries)).toBe(true);
+    for (const e of idx.entries) validateReferenceFile(JSON.parse(readFileSync(`public/reference/${e.file}`, 'utf8')), `reference/${e.file}`, e);
   });
 
   it('names the file and what is wrong', () => {

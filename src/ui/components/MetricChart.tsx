@@ -105,11 +105,11 @@ const TARGET_LABEL = { position: 'insideBottomRight' as const, content: targetLa
  * ticks, grid and lines instead of creating them, which as one task was the longest of a run.
  */
 const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
-const NO_REFERENCE: never[] = [];
+const NONE: never[] = [];
 
 /** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
 export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours }: Props) {
-  const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NO_REFERENCE), [spec, reference]);
+  const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NONE), [spec, reference]);
   const latest = useMemo(() => {
     const live = buildRows(runsIn, spec.series, smoothing, { log: logIn });
     return {
@@ -276,7 +276,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       </div>
       {/* A plain HTML legend: recharts' Legend measures itself and feeds its size back into the chart on each redraw. */}
       <ul className="chart-legend">
-        {lines.map((l) => (
+        {/* With only a reference drawn, the runs' (empty) lines have no legend entry. */}
+        {(runs.length === 0 && refLegend.length > 0 ? NONE : lines).map((l) => (
           <li key={l.key}>
             <svg width="14" height="8" aria-hidden="true">
               <line x1="0" y1="4" x2="14" y2="4" stroke={l.colour} strokeWidth="2" strokeDasharray={l.dash || undefined} />

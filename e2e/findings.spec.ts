@@ -5,7 +5,7 @@
  */
 import { expect, test, type Page, type Route } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { openLab, stepOf, waitForState } from './helpers';
+import { openLab, waitForState } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
 

@@ -13,7 +13,7 @@ import { data, DATA_FLAGS } from './data';
 import { sweep, SWEEP_FLAGS } from './sweep';
 import { ablate, ABLATE_FLAGS } from './ablate';
 
-const USAGE = `magic-lab — MAGIC Lab's headless command (WebGPU in Node through Dawn)
+const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu|wasm: WebGPU through Dawn, or the WebAssembly SIMD CPU engine)
 
   magic-lab train --preset NAME [--config F.json] [--seed N] [--steps N] [--minutes M] [--out DIR] [--resume DIR]
   magic-lab eval --checkpoint F [--k 8] [--problems N] [--temperatures 1,0.6]
@@ -67,7 +67,7 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
         log(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        err(`magic-lab: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+        err(`magic-lab: unknown command ${JSON.stringify(command)} (magic-lab help lists the commands)`);
         return 2;
     }
   } catch (e) {

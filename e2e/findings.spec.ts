@@ -5,7 +5,7 @@
  */
 import { expect, test, type Page, type Route } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { openLab, waitForState } from './helpers';
+import { longTasks, openLab, recordLongTasks, waitForState } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
 
@@ -32,6 +32,7 @@ async function serveFixtures(page: Page, override: Record<string, string> = {}) 
 
 test('the Runs panel lists the reference runs; ticking one draws its bands on every chart with its metric', async ({ page }) => {
   await serveFixtures(page);
+  await recordLongTasks(page);
   await openLab(page, '/?preset=magic-tiny');
   const rows = page.getByTestId('reference-row');
   await expect(rows).toHaveCount(index.entries.length);
@@ -59,11 +60,18 @@ test('the Runs panel lists the reference runs; ticking one draws its bands on ev
   await page.getByTestId('reference-seeds').check();
   await expect(lines).toHaveCount(before + 4, { timeout: 10_000 });
 
-  // A run trains over the bands.
+  // A run trains over the bands; the page stays as responsive as without them (lab.spec.ts's bound).
+  await page.getByTestId('step').click();
+  await expect(entropy).toHaveAttribute('data-points', '1', { timeout: 60_000 });
+  await waitForState(page, 'paused');
+  await longTasks(page); // from here: training only, as lab.spec.ts counts
   await page.getByTestId('play').click();
   await waitForState(page, 'done');
   await expect(entropy).toHaveAttribute('data-points', '4', { timeout: 10_000 });
   await expect(entropy.locator('.reference-band path.recharts-area-area')).toHaveCount(2);
+  const tasks = await longTasks(page);
+  console.log(`main-thread long tasks while training with a reference overlaid (ms): ${JSON.stringify(tasks)}`);
+  expect(Math.max(0, ...tasks)).toBeLessThan(500);
 
   await tiny.getByTestId('reference-overlay').uncheck();
   await expect(entropy).toHaveAttribute('data-reference-series', '0', { timeout: 10_000 });

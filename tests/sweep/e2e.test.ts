@@ -1,7 +1,7 @@
 /**
  * `magic-lab sweep` for real through main(): two tiny presets × 2 seeds × 2 steps, precise evals
  * on 8 problems × 2 samples, then the same command again (finished: nothing retrained, the same
- * summary). WebGPU (SwiftShader on a machine without a GPU) keeps it to seconds.
+ * summary). The CPU engine keeps it to seconds.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import type { Summary } from '../../src/sweep/summary';
 describe('magic-lab sweep end to end', () => {
   it('runs magic-tiny and grpo-tiny × 2 seeds, writes the summary and charts, and a re-run skips every run', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'sweep-e2e-')), 'sweep');
-    const argv = ['sweep', '--presets', 'magic-tiny,grpo-tiny', '--seeds', '2', '--steps', '2', '--eval-problems', '8', '--eval-k', '2', '--backend', 'webgpu', '--base', 'public/checkpoints/base-tiny.mlck', '--out', out];
+    const argv = ['sweep', '--presets', 'magic-tiny,grpo-tiny', '--seeds', '2', '--steps', '2', '--eval-problems', '8', '--eval-k', '2', '--backend', 'wasm', '--base', 'public/checkpoints/base-tiny.mlck', '--out', out];
     const logs: string[] = [];
     const errs: string[] = [];
     const t0 = performance.now();
@@ -34,7 +34,7 @@ describe('magic-lab sweep end to end', () => {
         expect(r.se[id]).toBeLessThanOrEqual(Math.sqrt(0.25 / 16) + 1e-12);
       }
       expect(r.values.tokens).toBeGreaterThan(0);
-      expect(r.device).toMatch(/WebGPU/);
+      expect(r.device).toMatch(/CPU engine/);
     }
     // Same seed → same test set, start weights and eval seed: one start evaluation per seed, shared by both presets.
     expect(s.runs[0].values['start/avg/t1.0']).toBe(s.runs[2].values['start/avg/t1.0']);

@@ -123,7 +123,8 @@ test('the Findings view: claim, presets, schedule, verdict with its rule and che
   }
   await page.waitForTimeout(1500); // staggered chart redraws settle
   await page.mouse.move(0, 0);
-  await expect(view).toHaveScreenshot('findings-view.png');
+  // The element is a third of the page: the project-wide 0.05% would let a whole added tab through.
+  await expect(view).toHaveScreenshot('findings-view.png', { maxDiffPixelRatio: 0, maxDiffPixels: 50 });
 
   // Run this finding here: its presets × seeds queued, the first one starts; Cancel stops the queue.
   await card.getByTestId('run-finding').click();
@@ -187,6 +188,28 @@ test('Run this sweep here: the queue trains its presets × seeds one after anoth
   await expect(page.getByTestId('run-row')).toHaveCount(2);
   expect(baseFetches).toBe(2);
   await (held as Route | null)?.continue();
+});
+
+test("a reference shorter than the schedule: its run stops at the step count of the reference", async ({ page }) => {
+  await serveFixtures(page);
+  await openLab(page, '/?preset=magic-tiny');
+  await page.getByTestId('view-findings').click();
+  const view = page.getByTestId('findings');
+  await view.locator('[data-testid="finding-tab"][data-reference="tiny-steps2"]').click();
+  const card = view.getByTestId('finding');
+  // One seed: a mean without a band (its interval is undefined).
+  await expect(card.getByTestId('chart-finding-entropy')).toHaveAttribute('data-reference-series', '1');
+  await expect(card.getByTestId('chart-finding-entropy').locator('.reference-band path.recharts-area-area')).not.toHaveAttribute('d', /./);
+  await card.getByTestId('run-finding').click();
+  const status = card.getByTestId('queue-status');
+  await expect(status).toHaveText('done: 1 run', { timeout: 90_000 });
+  // magic-tiny's schedule is 4 steps; the reference ran 2 (--steps 2), and so did this run.
+  const row = page.locator('[data-testid="run-row"]', { hasText: 'tiny-steps2 · magic-tiny · seed 101' });
+  await expect(row.getByTestId('run-steps')).toHaveText('2 steps ✓');
+  await waitForState(page, 'idle'); // the Worker let go of it: Play cannot carry it on
+  await page.waitForTimeout(1500);
+  await expect(row.getByTestId('run-steps')).toHaveText('2 steps ✓');
+  await expect(card.getByTestId('chart-finding-entropy')).toHaveAttribute('data-points', '2');
 });
 
 test('the shipped public/reference/index.json: its entries, or "No reference runs yet"', async ({ page }) => {

@@ -398,12 +398,19 @@ function onQueueEvent(ev: QueueEvent) {
   if (!q || q.status !== 'running') return;
   const i = currentIndex(q);
   const runId = i >= 0 ? q.items[i].runId : null;
-  const next = queueReducer(q, ev, runId ? queuedLimit(runId) : null);
+  const limit = runId ? queuedLimit(runId) : null;
+  const next = queueReducer(q, ev, limit);
   if (next === q) return;
   s.setQueue(next);
   if (runId && next.items[i].status === 'done') {
     if (!s.runs[runId]?.done) s.patchRun(runId, { done: true });
     persistRun(runId, true);
+    // A run stopped at its step limit stands paused in the Worker: free it when no run follows
+    // (a next run's start replaces it anyway), so Play cannot carry it past the reference's steps.
+    if (limit !== null && next.status !== 'running') {
+      send({ type: 'stop' });
+      s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
+    }
   }
   if (next.status === 'error' && next.message) s.setError(next.message);
   startNextQueued();

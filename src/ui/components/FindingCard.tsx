@@ -143,14 +143,14 @@ function QueueControls({ reference: ref }: { reference: ReferenceFile }) {
           </button>
         )}
         <span className="hint" data-testid="queue-status" data-status={mine?.status ?? 'none'}>
-          {!mine && `${total} runs, one after another; each is a normal run (Runs panel).`}
+          {!mine && (total === 1 ? '1 run; a normal run (Runs panel).' : `${total} runs, one after another; each is a normal run (Runs panel).`)}
           {mine && progress && mine.status === 'running' && (
             <>
               run {progress.index} of {progress.total}
               {current && <>: {current.name}</>}
             </>
           )}
-          {mine && progress && mine.status === 'done' && <>done: {progress.total} runs</>}
+          {mine && progress && mine.status === 'done' && <>done: {progress.total === 1 ? '1 run' : `${progress.total} runs`}</>}
           {mine && progress && mine.status === 'cancelled' && (
             <>
               cancelled at run {progress.index} of {progress.total} ({progress.done} finished{mine.message && mine.message !== 'cancelled' ? `; ${mine.message}` : ''})

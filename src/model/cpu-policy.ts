@@ -20,7 +20,7 @@ import { attentionScratchBytes, normPartialBytes, ProgramBuilder, samplerScratch
 import { CpuRuntime, type CpuRuntimeOptions, type Program } from '../cpu/runtime';
 import { headName, layerNames, layoutParams, type ModelConfig, type ParamLayout } from './config';
 import type { Backend, MatmulShape, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
-import type { GenerateRequest, GenerateResult } from './generate';
+import { generationResult, type GenerateRequest, type GenerateResult } from './generate';
 import { decodeStats, STATS, STATS_FLOATS, type StepStats } from './step';
 
 const F32 = 4;
@@ -550,19 +550,7 @@ export class CpuPolicy implements PolicyEngine {
     const outSeqs = rt.u32(plan.seqs, B * 4);
     const lp = rt.f32(plan.sampleLogp, B * Tmax);
     const ent = rt.f32(plan.sampleEntropy, B * Tmax);
-    const res: GenerateResult = { responses: [], finish: [], logp: [], entropy: [], steps };
-    for (let b = 0; b < B; b++) {
-      const P = outSeqs[b * 4];
-      const len = outSeqs[b * 4 + 1];
-      const status = outSeqs[b * 4 + 2];
-      const from = b * Tmax + P;
-      res.responses.push(Array.from(outTokens.subarray(from, from + len)));
-      res.logp.push(Array.from(lp.subarray(from, from + len)));
-      res.entropy.push(Array.from(ent.subarray(from, from + len)));
-      // A sequence still running when the step budget ran out was cut by the context: truncated.
-      res.finish.push(status === 1 ? 'eos' : 'truncated');
-    }
-    return res;
+    return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, steps);
   }
 
   private runPrepare(): void {

@@ -86,6 +86,14 @@ export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { 
     rt.readF32(plan.sampleLogp, 0, B * Tmax),
     rt.readF32(plan.sampleEntropy, 0, B * Tmax),
   ]);
+  return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, steps);
+}
+
+/**
+ * The per-sequence result of a decode, from its buffers read back (either engine): tokens,
+ * seqs (promptLen, responseLen, status per sequence), per-token logp and entropy, [B × Tmax].
+ */
+export function generationResult(outTokens: Uint32Array, outSeqs: Uint32Array, lp: Float32Array, ent: Float32Array, B: number, Tmax: number, steps: number): GenerateResult {
   const res: GenerateResult = { responses: [], finish: [], logp: [], entropy: [], steps };
   for (let b = 0; b < B; b++) {
     const P = outSeqs[b * 4];

@@ -74,7 +74,11 @@ describe('attention kernels vs float64 reference', () => {
     const want = ref.attentionForward(qkv, B, T, C, H);
     expect(relErr(got.out, want.out), `out, seed ${seed}`).toBeLessThan(TOL);
     expect(relErr(got.att, want.att), `att, seed ${seed}`).toBeLessThan(TOL);
-    expect(relErr(got.dqkv, ref.attentionBackward(dout, qkv, want.att, B, T, C, H)), `dqkv, seed ${seed}`).toBeLessThan(TOL);
+    // dq and dk sum T f32 products, so their rounding bound grows like T·u (u = 2^-24): over 40
+    // seeds the error reached 9.0e-5 (median 3.8e-5), and one CI seed 1.005e-4 against the
+    // short-context 1e-4. 4·T·u ≈ 2.4e-4 still fails a wrong index or a missed term by orders.
+    const LONG_TOL = 4 * T * 2 ** -24;
+    expect(relErr(got.dqkv, ref.attentionBackward(dout, qkv, want.att, B, T, C, H)), `dqkv, seed ${seed}`).toBeLessThan(LONG_TOL);
   });
 
   it('is causal: changing a later token k/v leaves earlier outputs unchanged', async () => {

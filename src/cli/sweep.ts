@@ -5,10 +5,10 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { RunConfigInput } from '../rl/config';
+import { presetNames, type RunConfigInput } from '../rl/config';
 import { writeCharts } from '../sweep/charts';
 import { DEFAULT_REFERENCE_DIR, checkReferenceName, referenceFromSummary, writeReference } from '../sweep/reference';
-import { runSweep, runsRoot, type RunResult, type SweepDeps, type SweepOptions } from '../sweep/runner';
+import { resolveRunConfig, runSweep, runsRoot, type RunResult, type SweepDeps, type SweepOptions, type Variant } from '../sweep/runner';
 import { buildSummary, summaryMarkdown, toJson, type Summary } from '../sweep/summary';
 import { parseFlags, UsageError, type FlagSpec, type Flags } from './args';
 import { evalCommand, EVAL_FLAGS } from './eval';
@@ -38,7 +38,8 @@ export const RUN_FLAGS: Record<string, FlagSpec> = {
 export const HELP_FLAG: FlagSpec = { type: 'bool', help: 'show this help' };
 
 export const SWEEP_FLAGS: Record<string, FlagSpec> = {
-  presets: { type: 'string', help: 'comma-separated presets, e.g. magic,grpo (required)' },
+  presets: { type: 'string', help: 'comma-separated presets or --variants labels, e.g. magic,grpo (required)' },
+  variants: { type: 'string', help: 'JSON file {"LABEL": {"preset": P, "config": {partial RunConfig}}, …}: named configs --presets can list (tuning)' },
   out: { type: 'string', help: 'sweep directory (required): runs/, summary.json, summary.md, charts/' },
   ...RUN_FLAGS,
   reference: { type: 'string', help: 'also write public/reference/NAME.json (and its index entry) from the summary' },
@@ -73,6 +74,7 @@ export function sweepOptionsFromFlags(flags: Flags, presets: string[], out: stri
     evalK: (flags['eval-k'] as number | undefined) ?? 8,
     evalTemperatures: [1, 0.6],
     base,
+    variants: null,
     out,
     runs: flags.runs === undefined ? undefined : String(flags.runs),
     command,
@@ -85,6 +87,30 @@ export function parsePresetList(text: string): string[] {
   const dup = presets.find((p, i) => presets.indexOf(p) !== i);
   if (dup) throw new UsageError(`--presets: ${dup} is listed twice`);
   return presets;
+}
+
+const VARIANT_LABEL = /^[a-z0-9][a-z0-9._-]*$/;
+
+/**
+ * --variants FILE: {"LABEL": {"preset": "magic", "config": {…}}, …}. Each is checked here (label,
+ * preset, config over it), so a bad file is one line naming the label before anything runs.
+ */
+export function readVariants(file: string): Record<string, Variant> {
+  const raw = readJsonFile(file, '--variants');
+  const out: Record<string, Variant> = {};
+  for (const [label, v] of Object.entries(raw)) {
+    if (!VARIANT_LABEL.test(label)) throw new UsageError(`--variants: ${JSON.stringify(label)} is not a label (lower-case letters, digits, . - _)`);
+    if (presetNames().includes(label)) throw new UsageError(`--variants: ${label} is a preset's name; give the variant another label`);
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UsageError(`--variants: ${label} must be {"preset": …, "config": {…}}`);
+    const { preset, config, ...rest } = v as Record<string, unknown>;
+    const extra = Object.keys(rest);
+    if (extra.length) throw new UsageError(`--variants: ${label}: unknown field ${extra[0]} (expected preset and config)`);
+    if (typeof preset !== 'string') throw new UsageError(`--variants: ${label}.preset must name a preset`);
+    if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new UsageError(`--variants: ${label}.config must be a partial RunConfig object`);
+    out[label] = { preset, config: config as RunConfigInput };
+    resolveRunConfig(label, null, 0, out); // names the label in its UsageError
+  }
+  return out;
 }
 
 export const DEFAULT_DEPS: SweepDeps = { train, evaluate: evalCommand };
@@ -110,6 +136,7 @@ export async function writeSummary(
       evalTemperatures: o.evalTemperatures,
       base: o.base,
       runs: relative(o.out, runsRoot(o)) || '.',
+      ...(o.variants !== null ? { variants: o.variants } : {}),
     },
     command: o.command,
     presets: o.presets,
@@ -149,6 +176,7 @@ export async function sweep(argv: string[], log: (s: string) => void = console.l
   const reference = flags.reference === undefined ? null : String(flags.reference);
   if (reference !== null && !checkReferenceName(reference)) throw new UsageError(`--reference: ${JSON.stringify(reference)} is not a reference name (lower-case letters, digits, . - _)`);
   const o = sweepOptionsFromFlags(flags, parsePresetList(String(flags.presets)), String(flags.out), `magic-lab sweep ${argv.join(' ')}`);
+  if (flags.variants !== undefined) o.variants = readVariants(String(flags.variants));
   const { summary } = await runAndSummarize(o, deps, log, !flags['no-png']);
   if (reference !== null) {
     if (!summary.complete) throw new UsageError('--reference: the sweep is not complete; reference runs are written from finished sweeps only');

@@ -11,6 +11,12 @@
  *   RUNS/<preset>/seed-<S>/train-done.json  marker: train returned (its final checkpoint and eval are written)
  *   RUNS/<preset>/seed-<S>/eval-final-<n>x<k>-s<seed>.json   marker: the final precise evaluation
  *   RUNS/start-evals/<key>.json         the start evaluation, cached by what it depends on
+ * A pool run whose config.json differs from what its preset resolves to now (the defaults
+ * changed since it trained) is refused, never silently reused.
+ *
+ * Variants (--variants FILE) are named configs that take a preset's place in the sweep: a label,
+ * the preset it starts from and a partial RunConfig over it. They exist for tuning: a baseline
+ * and its candidates in one sweep get paired differences over the same seeds like presets do.
  * A re-run of the same command skips finished runs, resumes the interrupted one (bit for bit on
  * one backend) and recomputes the summary from the files.
  */
@@ -37,8 +43,17 @@ export interface SweepDeps {
 }
 
 /** What makes a sweep the sweep it is (stored in OUT/sweep.json; a re-run must match it). */
+/** A named config in place of a preset: `preset` + `config` (then the sweep's --config, then the seed). */
+export interface Variant {
+  preset: string;
+  config: RunConfigInput;
+}
+
 export interface SweepSpec {
+  /** Preset names and variant labels, in the order the sweep runs them. */
   presets: string[];
+  /** --variants: label → variant, or null. */
+  variants: Record<string, Variant> | null;
   seeds: number[];
   /** --steps (total steps per run), or null: the presets' whole schedules (or --minutes). */
   steps: number | null;
@@ -85,6 +100,8 @@ export interface RunIdentity {
   backend: string | null;
   threads: number | null;
   base: BaseRef | null;
+  /** Present for a variant's run only (so pool runs of presets keep their identity files). */
+  variant?: Variant;
 }
 
 export interface PlannedRun {
@@ -115,13 +132,27 @@ export interface RunResult {
 // ---------------------------------------------------------------------------------------------
 // Planning
 
-/** A preset's config under the sweep's --config and a seed, exactly as `train --preset P --config F --seed S` builds it. */
-export function resolveRunConfig(preset: string, config: RunConfigInput | null, seed: number): RunConfig {
+/**
+ * A preset's (or variant's) config under the sweep's --config and a seed, exactly as
+ * `train --preset P --config F --seed S` builds it.
+ */
+export function resolveRunConfig(preset: string, config: RunConfigInput | null, seed: number, variants: Record<string, Variant> | null = null): RunConfig {
+  const variant = variants !== null && Object.prototype.hasOwnProperty.call(variants, preset) ? variants[preset] : undefined;
   let base: RunConfig;
   try {
-    base = getPreset(preset);
+    base = getPreset(variant ? variant.preset : preset);
   } catch (e) {
-    throw new UsageError(`--presets: ${(e as Error).message}`);
+    if (variant) throw new UsageError(`--variants: ${preset}: ${(e as Error).message}`);
+    const known = variants ? ` (variants: ${Object.keys(variants).join(', ')})` : '';
+    throw new UsageError(`--presets: ${(e as Error).message}${known}`);
+  }
+  if (variant) {
+    try {
+      base = validateRunConfig(variant.config, base);
+    } catch (e) {
+      if (e instanceof ConfigError) throw new UsageError(`--variants: ${preset}: ${e.message}`);
+      throw e;
+    }
   }
   try {
     return validateRunConfig({ seed }, validateRunConfig(config ?? {}, base));
@@ -129,6 +160,11 @@ export function resolveRunConfig(preset: string, config: RunConfigInput | null, 
     if (e instanceof ConfigError) throw new UsageError(`--config: ${e.message}`);
     throw e;
   }
+}
+
+/** The variant a sweep name stands for, or undefined for a preset. */
+export function variantOf(o: SweepSpec, name: string): Variant | undefined {
+  return o.variants !== null && Object.prototype.hasOwnProperty.call(o.variants, name) ? o.variants[name] : undefined;
 }
 
 export function scheduleSteps(cfg: RunConfig): number {
@@ -171,7 +207,8 @@ export function planSweep(o: SweepOptions): PlannedRun[] {
   const out: PlannedRun[] = [];
   for (const preset of o.presets) {
     for (const seed of o.seeds) {
-      const config = resolveRunConfig(preset, o.config, seed);
+      const config = resolveRunConfig(preset, o.config, seed, o.variants);
+      const variant = variantOf(o, preset);
       if (o.evalProblems > config.data.testSize) {
         throw new UsageError(`--eval-problems: preset ${preset}'s test set has ${config.data.testSize} problems, asked for ${o.evalProblems}`);
       }
@@ -185,7 +222,7 @@ export function planSweep(o: SweepOptions): PlannedRun[] {
         config,
         base,
         plannedSteps,
-        identity: { schema: RUN_SCHEMA, preset, seed, steps: o.steps, minutes: o.minutes, config: o.config, backend: o.backend, threads: o.threads, base },
+        identity: { schema: RUN_SCHEMA, preset, seed, steps: o.steps, minutes: o.minutes, config: o.config, backend: o.backend, threads: o.threads, base, ...(variant ? { variant } : {}) },
       });
     }
   }
@@ -234,6 +271,8 @@ function checkSweepIdentity(o: SweepOptions): void {
     evalTemperatures: o.evalTemperatures,
     base: o.base,
     runs: relative(o.out, runsRoot(o)) || '.',
+    // Only when given, so the identity files of sweeps made before variants existed still match.
+    ...(o.variants !== null ? { variants: o.variants } : {}),
   };
   if (existsSync(file)) {
     const old = readJson<Record<string, unknown>>(file);
@@ -257,9 +296,44 @@ function checkRunIdentity(run: PlannedRun): void {
     if (diff !== null) {
       throw new UsageError(`--runs: ${run.dir} holds a ${run.preset} run made with another ${diff} (${show(old[diff])}); use another --runs or --out`);
     }
+    checkRunConfig(run);
     return;
   }
   writeJson(file, run.identity);
+}
+
+/** Dotted path of the first field where two JSON values differ, or null. */
+export function firstDifferentField(a: unknown, b: unknown, path = ''): string | null {
+  if (JSON.stringify(a) === JSON.stringify(b)) return null;
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b)) {
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    for (const k of new Set([...Object.keys(ra), ...Object.keys(rb)])) {
+      const d = firstDifferentField(ra[k], rb[k], path ? `${path}.${k}` : k);
+      if (d !== null) return d;
+    }
+  }
+  return path || '(whole config)';
+}
+
+/**
+ * A pool run trained under the config its preset resolved to then (its config.json): when the
+ * preset's defaults have changed since, reusing it would report old training under a new name.
+ */
+function checkRunConfig(run: PlannedRun): void {
+  const file = join(run.dir, 'config.json');
+  if (!existsSync(file)) return;
+  const trained = validateRunConfig(readJson<RunConfigInput>(file));
+  const field = firstDifferentField(trained, run.config);
+  if (field !== null) {
+    throw new UsageError(
+      `--runs: ${run.dir} holds a ${run.preset} run trained with another ${field} (${show(fieldAt(trained, field))} there, ${show(fieldAt(run.config, field))} now: its defaults changed since); use another --runs or --out`,
+    );
+  }
+}
+
+function fieldAt(v: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((x, k) => (typeof x === 'object' && x !== null ? (x as Record<string, unknown>)[k] : undefined), v);
 }
 
 /** A lock so two sweeps never write one directory at once (a stale lock of a dead process is taken over). */
@@ -416,8 +490,9 @@ export function trainArgs(run: PlannedRun, o: SweepSpec): string[] {
     }
     return [...args, ...tail];
   }
-  const args = ['--preset', run.preset, '--seed', String(run.seed), '--out', run.dir];
-  if (o.config !== null) args.push('--config', join(run.dir, 'sweep-config.json'));
+  const variant = run.identity.variant;
+  const args = ['--preset', variant ? variant.preset : run.preset, '--seed', String(run.seed), '--out', run.dir];
+  if (o.config !== null || variant) args.push('--config', join(run.dir, 'sweep-config.json'));
   if (run.base) args.push('--base', run.base.file);
   if (o.steps !== null) args.push('--steps', String(o.steps));
   if (o.minutes !== null) args.push('--minutes', String(o.minutes));
@@ -542,7 +617,9 @@ export async function runSweep(
         continue;
       }
       if (!existsSync(join(run.dir, 'train-done.json'))) {
-        if (o.config !== null) writeJson(join(run.dir, 'sweep-config.json'), o.config);
+        // A variant's run gets its whole resolved config (train merges it over the variant's preset).
+        if (run.identity.variant) writeJson(join(run.dir, 'sweep-config.json'), run.config);
+        else if (o.config !== null) writeJson(join(run.dir, 'sweep-config.json'), o.config);
         const argv = trainArgs(run, o);
         const resuming = argv[0] === '--resume';
         log(`${head}: ${resuming ? 'resuming' : 'training'} in ${run.dir}`);

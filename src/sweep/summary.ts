@@ -88,7 +88,7 @@ export interface Summary {
   /** Every planned run is in. */
   complete: boolean;
   command: string;
-  sweep: SweepSpec & { runs: string };
+  sweep: SummarySpec;
   methods: Record<string, string>;
   runs: RunSummary[];
   presets: Record<string, PresetSummary>;
@@ -192,8 +192,11 @@ function metricStats(values: Map<number, number>, seIf?: Map<number, number>): M
   return out;
 }
 
+/** The sweep's spec as the summary stores it: `variants` only when the sweep had some. */
+export type SummarySpec = Omit<SweepSpec, 'variants'> & { variants?: SweepSpec['variants']; runs: string };
+
 export interface SummaryInput {
-  spec: SweepSpec & { runs: string };
+  spec: SummarySpec;
   command: string;
   /** Presets in sweep order. */
   presets: string[];
@@ -338,6 +341,12 @@ export function summaryMarkdown(s: Summary, o: { charts?: string[] } = {}): stri
       `precise evaluation: ${s.sweep.evalProblems} test problems × ${k} samples at τ = ${s.sweep.evalTemperatures.map((t) => formatTemperature(t)).join(' and ')}.`,
     '',
   );
+  const variants = s.sweep.variants ? Object.entries(s.sweep.variants).filter(([name]) => presets.includes(name)) : [];
+  if (variants.length) {
+    L.push('Variants (a preset and the partial config over it):', '');
+    for (const [name, v] of variants) L.push(`- \`${name}\` = \`${v.preset}\` + \`${JSON.stringify(v.config)}\``);
+    L.push('');
+  }
   const devices = [...new Set(s.runs.map((r) => r.device).filter((d) => d))];
   if (devices.length) L.push(`Device(s): ${devices.join('; ')}.`, '');
   L.push('## Per preset: mean [95% CI over seeds]', '');

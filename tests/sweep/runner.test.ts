@@ -180,6 +180,7 @@ describe('sweep runner (fake train and eval)', () => {
       steps: null,
       minutes: 10,
       config: { loss: { epsHigh: 0.25 } },
+      variants: null,
       backend: 'wasm',
       threads: 2,
       evalProblems: 8,
@@ -200,6 +201,73 @@ describe('sweep runner (fake train and eval)', () => {
     expect(trainArgs(run, o)).toEqual(['--resume', run.dir, '--minutes', '6', '--backend', 'wasm', '--threads', '2']);
     writeFileSync(join(run.dir, 'metrics.jsonl'), JSON.stringify({ type: 'step', step: 90, time_ms: 11 * 60000 }) + '\n');
     expect(trainArgs(run, { ...o, backend: null, threads: null })).toEqual(['--resume', run.dir, '--steps', '90']); // budget spent: finish where it got to
+  });
+
+  it('variants: named configs run beside presets, get paired differences, and a changed variant or default is refused', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sweep-variants-'));
+    const vfile = join(root, 'variants.json');
+    writeFileSync(vfile, JSON.stringify({ 'lr-hi': { preset: 'magic-tiny', config: { update: { lr: 1e-3 } } }, 'g8': { preset: 'grpo-tiny', config: { rollout: { groupSize: 8 } } } }));
+    const out = join(root, 'sweep');
+    const calls: string[][] = [];
+    const argv = args(out).map((a) => (a === 'magic-tiny,grpo-tiny' ? 'magic-tiny,lr-hi' : a));
+    const s = await sweep([...argv, '--variants', vfile], () => {}, { train: fakeTrain({ calls }), evaluate: fakeEval() });
+    expect(s.complete).toBe(true);
+    expect(Object.keys(s.presets)).toEqual(['magic-tiny', 'lr-hi']);
+    expect(s.pairs.map((p) => `${p.a}-${p.b}`)).toEqual(['magic-tiny-lr-hi']);
+    // The variant trains as its preset with its whole resolved config; its own run directory.
+    const dir = join(out, 'runs', 'lr-hi', 'seed-2');
+    const call = calls.find((c) => c.includes(dir))!;
+    expect(call.slice(0, 2)).toEqual(['--preset', 'magic-tiny']);
+    expect(call[call.indexOf('--config') + 1]).toBe(join(dir, 'sweep-config.json'));
+    const trained = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    expect(trained.update.lr).toBe(1e-3);
+    expect(trained.seed).toBe(2);
+    expect(JSON.parse(readFileSync(join(out, 'runs', 'magic-tiny', 'seed-2', 'config.json'), 'utf8')).update.lr).not.toBe(1e-3);
+    expect(JSON.parse(readFileSync(join(dir, 'sweep-run.json'), 'utf8')).variant).toEqual({ preset: 'magic-tiny', config: { update: { lr: 1e-3 } } });
+    expect(JSON.parse(readFileSync(join(out, 'runs', 'magic-tiny', 'seed-2', 'sweep-run.json'), 'utf8'))).not.toHaveProperty('variant');
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain('- `lr-hi` = `magic-tiny` + `{"update":{"lr":0.001}}`');
+    // A re-run with the same file trains nothing.
+    const again: string[][] = [];
+    await sweep([...argv, '--variants', vfile], () => {}, { train: fakeTrain({ calls: again }), evaluate: fakeEval() });
+    expect(again).toEqual([]);
+
+    // Another sweep sharing the run pool with a changed variant under the same label: refused, names the field.
+    writeFileSync(vfile, JSON.stringify({ 'lr-hi': { preset: 'magic-tiny', config: { update: { lr: 2e-3 } } } }));
+    const pooled = [...args(join(root, 'other')).map((a) => (a === 'magic-tiny,grpo-tiny' ? 'lr-hi' : a)), '--variants', vfile, '--runs', join(out, 'runs')];
+    const err = await sweep(pooled, () => {}, { train: fakeTrain(), evaluate: fakeEval() }).catch((e) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toMatch(/--runs: .*lr-hi.seed-1 holds a lr-hi run made with another variant/);
+
+    // A pool run whose config.json no longer matches what its preset resolves to (defaults changed since).
+    const m1 = join(out, 'runs', 'magic-tiny', 'seed-1', 'config.json');
+    const c = JSON.parse(readFileSync(m1, 'utf8'));
+    c.update.lr = 0.123;
+    writeFileSync(m1, JSON.stringify(c));
+    const staleArgs = [...args(join(root, 'stale')).map((a) => (a === 'magic-tiny,grpo-tiny' ? 'magic-tiny' : a)), '--runs', join(out, 'runs')];
+    const stale = await sweep(staleArgs, () => {}, { train: fakeTrain(), evaluate: fakeEval() }).catch((e) => e);
+    expect(stale).toBeInstanceOf(UsageError);
+    expect(stale.message).toMatch(/magic-tiny.seed-1 holds a magic-tiny run trained with another update\.lr \(0\.123 there, 0\.0003 now: its defaults changed since\)/);
+
+    // Bad files: one line naming the label or field, exit 2.
+    const bad: [unknown, RegExp][] = [
+      [[1], /variants\.json is not a JSON object/],
+      [{ 'Bad Label': { preset: 'magic-tiny', config: {} } }, /"Bad Label" is not a label/],
+      [{ magic: { preset: 'magic-tiny', config: {} } }, /magic is a preset's name/],
+      [{ x: { preset: 'nope', config: {} } }, /--variants: x: .*unknown preset "nope"/],
+      [{ x: { preset: 'magic-tiny', config: { update: { lr: -1 } } } }, /--variants: x: .*update\.lr/],
+      [{ x: { preset: 'magic-tiny', config: {}, lr: 1 } }, /--variants: x: unknown field lr/],
+    ];
+    for (const [content, re] of bad) {
+      writeFileSync(vfile, JSON.stringify(content));
+      const errs: string[] = [];
+      const code = await main(['sweep', '--presets', 'magic-tiny', '--out', join(root, 'bad'), '--variants', vfile], () => {}, (e) => errs.push(e));
+      expect(code, JSON.stringify(content)).toBe(2);
+      expect(errs.join('\n'), JSON.stringify(content)).toMatch(re);
+    }
+    writeFileSync(vfile, JSON.stringify({ x: { preset: 'magic-tiny', config: {} } }));
+    const errs: string[] = [];
+    expect(await main(['sweep', '--presets', 'lr-lo', '--out', join(root, 'bad2'), '--variants', vfile], () => {}, (e) => errs.push(e))).toBe(2);
+    expect(errs[0]).toMatch(/--presets: .*unknown preset "lr-lo".*\(variants: x\)/);
   });
 
   it('progress line', () => {

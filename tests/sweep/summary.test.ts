@@ -11,13 +11,13 @@ import { getPreset } from '../../src/rl/config';
 import { curveChartSvg, niceTicks, writeCharts } from '../../src/sweep/charts';
 import { parseMetricsJsonl } from '../../src/sweep/run-metrics';
 import { readReferenceIndex, referenceFromSummary, writeReference } from '../../src/sweep/reference';
-import type { RunResult, SweepSpec } from '../../src/sweep/runner';
-import { aggregateCurves, buildSummary, summaryMarkdown, toJson } from '../../src/sweep/summary';
+import type { RunResult } from '../../src/sweep/runner';
+import { aggregateCurves, buildSummary, summaryMarkdown, toJson, type SummarySpec } from '../../src/sweep/summary';
 
 const FIX = join(__dirname, 'fixtures');
 const T95_2 = 4.302652729911275; // t_{0.975, 2}
 
-const spec: SweepSpec & { runs: string } = {
+const spec: SummarySpec = {
   presets: ['magic', 'grpo'],
   seeds: [1, 2, 3],
   steps: 6,

@@ -20,9 +20,14 @@ import { initParams } from '../model/init';
 import { GpuPolicy } from '../model/policy';
 import { buildPolicyStep } from '../model/step';
 import { Rng } from '../util/rng';
-import { parseFlags, type FlagSpec } from './args';
+import { parseFlags, UsageError, type FlagSpec } from './args';
+import { parseBackendChoice, THREADS_FLAG } from './backend';
+import { resolveBackend } from '../model/engine';
+import { cpuChecks } from './gradcheck-cpu';
 
 export const GRADCHECK_FLAGS: Record<string, FlagSpec> = {
+  backend: { type: 'string', help: 'whose kernels: webgpu (default), wasm (the CPU engine), or auto (the engine train would pick)' },
+  threads: THREADS_FLAG,
   seed: { type: 'int', min: 0, help: 'random seed for the inputs (default: time-based, printed)' },
   tol: { type: 'number', min: 0, help: 'max relative error for single kernels (default 1e-4)' },
   help: { type: 'bool', help: 'show this help' },
@@ -350,18 +355,18 @@ export async function gradcheck(argv: string[], log: (s: string) => void = conso
   const flags = parseFlags(argv, GRADCHECK_FLAGS, 'gradcheck');
   const seed = (flags.seed as number | undefined) ?? (Date.now() >>> 0);
   const tol = (flags.tol as number | undefined) ?? 1e-4;
-  const rt = await acquireNodeRuntime();
+  const choice = flags.backend === undefined ? 'webgpu' : parseBackendChoice(flags.backend);
+  const threads = flags.threads as number | undefined;
   const results: CheckResult[] = [];
-  try {
-    log(`adapter: ${rt.adapter.description}   seed: ${seed}`);
+  const runChecks = async (checks: { name: string; tol?: number; run: (rng: Rng) => Promise<number> | number }[]) => {
     log('');
     log(`${'kernel'.padEnd(66)} ${'max rel err'.padStart(12)}  tolerance`);
     const rng = new Rng(seed);
-    for (const c of [...kernelChecks(), ...modelChecks()]) {
+    for (const c of checks) {
       const t = c.tol ?? tol;
       let error: number;
       try {
-        error = await c.run(rt, rng);
+        error = await c.run(rng);
       } catch (e) {
         log(`${c.name.padEnd(66)} ${'ERROR'.padStart(12)}  ${(e as Error).message}`);
         error = Infinity;
@@ -369,8 +374,35 @@ export async function gradcheck(argv: string[], log: (s: string) => void = conso
       results.push({ name: c.name, error, tol: t });
       log(`${c.name.padEnd(66)} ${error.toExponential(2).padStart(12)}  ${t.toExponential(0)} ${error <= t ? 'ok' : 'FAIL'}`);
     }
-  } finally {
-    rt.destroy();
+  };
+  let rt: GpuRuntime | null = null;
+  if (choice !== 'wasm') {
+    try {
+      rt = await acquireNodeRuntime();
+    } catch (e) {
+      if (choice === 'webgpu') throw e;
+    }
+  }
+  if (choice === 'wasm' || (choice === 'auto' && resolveBackend('auto', rt?.adapter ?? null) === 'wasm')) {
+    rt?.destroy();
+    if (threads !== undefined && threads < 1) throw new UsageError('--threads: expected at least 1');
+    const { wasmBackend } = await import('../model/cpu-policy');
+    const backend = await wasmBackend({ threads });
+    try {
+      log(`engine: ${backend.description}   seed: ${seed}`);
+      await runChecks(cpuChecks(backend));
+    } finally {
+      backend.destroy();
+    }
+  } else {
+    if (threads !== undefined) throw new UsageError('--threads: only for the CPU engine (--backend wasm)');
+    const gpu = rt!;
+    try {
+      log(`adapter: ${gpu.adapter.description}   seed: ${seed}`);
+      await runChecks([...kernelChecks(), ...modelChecks()].map((c) => ({ ...c, run: (rng: Rng) => c.run(gpu, rng) })));
+    } finally {
+      gpu.destroy();
+    }
   }
   const ok = results.every((r) => r.error <= r.tol);
   log('');

@@ -18,7 +18,7 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu
   magic-lab train --preset NAME [--config F.json] [--seed N] [--steps N] [--minutes M] [--out DIR] [--resume DIR]
   magic-lab eval --checkpoint F [--k 8] [--problems N] [--temperatures 1,0.6]
   magic-lab data build|inspect|filter [--preset NAME] [--config F] [--out DIR] [--checkpoint F]
-  magic-lab gradcheck [--seed N] [--tol X]        every kernel and the whole policy vs the float64 reference
+  magic-lab gradcheck [--backend webgpu|wasm] [--seed N] [--tol X]   every kernel and the whole policy vs the float64 reference
   magic-lab bench [--config k=v,...] [--json F]   kernel GFLOP/s, train step and sampling throughput
   magic-lab sft [--config F] [--steps N] [--out F]  supervised warm start on imperfect traces → base checkpoint
   magic-lab sweep --presets A,B --seeds N [--steps N] --out DIR   presets × seeds, precise evals, summary with 95% CIs

@@ -68,6 +68,13 @@ export const RUN_METRICS: readonly MetricDef[] = [
   { id: 'entropy/mean', label: 'entropy, whole run', unit: 'nats', how: 'mean of actor/entropy over every step' },
   { id: 'entropy/first_half', label: 'entropy, first half', unit: 'nats', how: 'mean of actor/entropy over steps ≤ S/2 (S = the run\'s last step)' },
   { id: 'entropy/second_half', label: 'entropy, second half', unit: 'nats', how: 'mean of actor/entropy over steps > S/2' },
+  {
+    id: 'entropy/target_rmsd',
+    label: 'entropy − target, RMS (second half)',
+    unit: 'nats',
+    how: "root mean square of (actor/entropy − the config's loss.entropy.target) over steps > S/2: how closely the run holds its target (exact entropy, whatever e_k the controller used)",
+  },
+  { id: 'entropy/below_target', label: 'steps below target (second half)', unit: 'fraction', how: 'share of steps > S/2 whose actor/entropy is below the config\'s target' },
   { id: 'truncation/mean', label: 'truncated (train)', unit: 'fraction', how: 'mean of response_length/clip_ratio over steps' },
   { id: 'response_length/mean', label: 'response length (train)', unit: 'length', how: 'mean of response_length/mean over steps' },
   { id: 'tokens', label: 'tokens', unit: 'tokens', how: 'Σ over steps of perf/tokens_per_s × perf/step_s: prompt + response tokens generated plus tokens trained' },
@@ -103,6 +110,8 @@ export interface RunInput {
   /** null when the run started from random init (no start weights to evaluate). */
   start: PreciseEval | null;
   final: PreciseEval;
+  /** The run config's entropy target (loss.entropy.target), for how well the run holds it; NaN/absent: not computed. */
+  entropyTarget?: number;
 }
 
 export interface EntropyWindow {
@@ -167,6 +176,10 @@ export function computeRunMetrics(run: RunInput): RunMetrics {
   v['entropy/mean'] = ent(() => true);
   v['entropy/first_half'] = ent((r) => r.step <= last / 2);
   v['entropy/second_half'] = ent((r) => r.step > last / 2);
+  const target = run.entropyTarget ?? NaN;
+  const late = steps.filter((r) => r.step > last / 2 && Number.isFinite(r['actor/entropy'])).map((r) => r['actor/entropy']);
+  v['entropy/target_rmsd'] = Number.isFinite(target) && late.length ? Math.sqrt(late.reduce((a, e) => a + (e - target) ** 2, 0) / late.length) : NaN;
+  v['entropy/below_target'] = Number.isFinite(target) && late.length ? late.filter((e) => e < target).length / late.length : NaN;
   v['truncation/mean'] = finiteMean(steps.map((r) => r['response_length/clip_ratio']));
   v['response_length/mean'] = finiteMean(steps.map((r) => r['response_length/mean']));
   v.tokens = steps.reduce((a, r) => a + (Number.isFinite(r['perf/tokens_per_s'] * r['perf/step_s']) ? r['perf/tokens_per_s'] * r['perf/step_s'] : 0), 0);

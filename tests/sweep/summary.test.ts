@@ -12,6 +12,7 @@ import { curveChartSvg, niceTicks, writeCharts } from '../../src/sweep/charts';
 import { parseMetricsJsonl } from '../../src/sweep/run-metrics';
 import { readReferenceIndex, referenceFromSummary, writeReference } from '../../src/sweep/reference';
 import type { RunResult } from '../../src/sweep/runner';
+import { computeRunMetrics } from '../../src/sweep/run-metrics';
 import { aggregateCurves, buildSummary, summaryMarkdown, toJson, type SummarySpec } from '../../src/sweep/summary';
 
 const FIX = join(__dirname, 'fixtures');
@@ -71,6 +72,13 @@ describe('summary from fixture metrics.jsonl', () => {
     const r = s.runs.find((x) => x.preset === 'magic' && x.seed === 2)!;
     expect(r.values['entropy/first_half']).toBeCloseTo(0.26 + 0.02, 12); // steps 1–3: 0.30 − 0.02·i + 0.01·s
     expect(r.values['entropy/second_half']).toBeCloseTo(0.2 + 0.02, 12); // steps 4–6
+    // Against magic's target 0.15: steps 4–6 sit 0.09, 0.07, 0.05 above it.
+    expect(r.values['entropy/target_rmsd']).toBeCloseTo(Math.sqrt((0.09 ** 2 + 0.07 ** 2 + 0.05 ** 2) / 3), 12);
+    expect(r.values['entropy/below_target']).toBe(0);
+    const m2 = parseMetricsJsonl(readFileSync(join(FIX, 'magic-seed-2.metrics.jsonl'), 'utf8'));
+    const at = (entropyTarget?: number) => computeRunMetrics({ preset: 'magic', seed: 2, metrics: m2, start: null, final: precise(0.3, 0.3), entropyTarget }).values;
+    expect(at(0.21)['entropy/below_target']).toBeCloseTo(1 / 3, 12); // 0.20 of 0.24, 0.22, 0.20
+    expect(at(undefined)['entropy/target_rmsd']).toBeNaN();
     expect(r.values['auc/avg/t1.0']).toBeCloseTo(0.3 + 0.0075 * 2, 12); // trapezoid over 0, 3, 6 ÷ 6
     expect(r.values['auc/avg/t0.6']).toBeCloseTo(0.35, 12);
     expect(r.values.tokens).toBe(12000);

@@ -12,6 +12,7 @@ import { evalCommand, EVAL_FLAGS } from './eval';
 import { data, DATA_FLAGS } from './data';
 import { sweep, SWEEP_FLAGS } from './sweep';
 import { ablate, ABLATE_FLAGS } from './ablate';
+import { compare, COMPARE_FLAGS } from './compare';
 
 const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu|wasm: WebGPU through Dawn, or the WebAssembly SIMD CPU engine)
 
@@ -23,6 +24,7 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu
   magic-lab sft [--config F] [--steps N] [--out F]  supervised warm start on imperfect traces → base checkpoint
   magic-lab sweep --presets A,B --seeds N [--steps N] --out DIR   presets × seeds, precise evals, summary with 95% CIs
   magic-lab ablate FINDING [--seeds N] [--steps N] | --list | --replication   one paper finding → reports/FINDING/report.md
+  magic-lab compare --a DIR --b DIR [--out F.md]   two sweeps paired by seed (e.g. backends): B − A with 95% CIs
 
 Run 'magic-lab <command> --help' for a command's flags.`;
 
@@ -56,6 +58,10 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
       case 'sweep':
         if (rest.includes('--help')) return log(helpText('sweep', 'presets × seeds with precise evals and confidence intervals', SWEEP_FLAGS)), 0;
         await sweep(rest, log);
+        return 0;
+      case 'compare':
+        if (rest.includes('--help')) return log(helpText('compare', 'two sweeps paired by seed', COMPARE_FLAGS)), 0;
+        await compare(rest, log);
         return 0;
       case 'ablate':
         if (rest.includes('--help')) return log(helpText('ablate FINDING', 'reproduce one finding of the paper (--list: the findings)', ABLATE_FLAGS)), 0;

@@ -79,6 +79,52 @@ export interface TrainerInit {
   onProgress?: (message: string) => void;
 }
 
+/** Sequences per generation call: the largest rollout batch of any stage, so one decode plan serves all. */
+export function rolloutBatchSize(cfg: RunConfig): number {
+  let b = 1;
+  cfg.stages.forEach((_, i) => {
+    const s = resolveStage(cfg, i);
+    b = Math.max(b, s.batchPrompts * s.groupSize);
+  });
+  return b;
+}
+
+/** "crc32:<8 hex>" of a parameter vector's float32 bytes: the weights part of offlineFilterKey. */
+export function weightsChecksum(params: Float32Array): string {
+  return crc32Label(new Uint8Array(params.buffer, params.byteOffset, params.byteLength));
+}
+
+/**
+ * Identifies an offline-filter result: the starting weights ("crc32:<8 hex>" of their float32
+ * bytes) plus everything that decides its samples. Pure, so a result stored in a base checkpoint
+ * can be matched without a policy (export-verl does).
+ */
+export function offlineFilterKey(cfg: RunConfig, startWeightsChecksum: string): string {
+  const d = cfg.data;
+  return JSON.stringify({
+    // The weights themselves, so a result cached before the weights changed (another sft, an edited file) is never reused.
+    weights: startWeightsChecksum,
+    seed: cfg.seed,
+    families: d.families,
+    difficulty: d.difficulty,
+    trainSize: d.trainSize,
+    testSize: d.testSize,
+    samples: d.offlineFilter.samples,
+    maxResponseLength: longestResponseLength(cfg),
+    batch: rolloutBatchSize(cfg),
+  });
+}
+
+/**
+ * The per-prompt correct counts a base checkpoint stores under meta.offlineFilter = { key, correct }
+ * (`magic-lab data filter --write`), when they were computed for exactly this key and set size.
+ */
+export function storedOfflineCorrect(meta: Record<string, unknown>, key: string, trainSize: number): number[] | undefined {
+  const stored = meta.offlineFilter as { key?: unknown; correct?: unknown } | undefined;
+  if (!stored || stored.key !== key || !Array.isArray(stored.correct) || stored.correct.length !== trainSize) return undefined;
+  return stored.correct as number[];
+}
+
 export class MagicTrainer {
   private order: number[] = [];
   private constructor(
@@ -159,13 +205,13 @@ export class MagicTrainer {
         elapsedMs: 0,
       };
     }
-    const cached = ckpt?.meta.kind !== 'magic-lab-run' ? (ckpt?.meta.offlineFilter as { key?: string; correct?: number[] } | undefined) : undefined;
+    const baseMeta = ckpt && ckpt.meta.kind !== 'magic-lab-run' ? ckpt.meta : undefined;
     ckpt = null;
     const trainer = new MagicTrainer(backend, cfg, data, policy, ref, state);
-    trainer.startWeightsChecksum = crc32Label(new Uint8Array(start.buffer, start.byteOffset, start.byteLength));
+    trainer.startWeightsChecksum = weightsChecksum(start);
     if (!resumeState && cfg.data.offlineFilter.enabled) {
-      const usable = cached && cached.key === trainer.offlineFilterKey() && Array.isArray(cached.correct) && cached.correct.length === data.train.length;
-      await trainer.runOfflineFilter(init.onProgress, usable ? cached.correct : undefined);
+      const stored = baseMeta ? storedOfflineCorrect(baseMeta, trainer.offlineFilterKey(), data.train.length) : undefined;
+      await trainer.runOfflineFilter(init.onProgress, stored);
     }
     return trainer;
   }
@@ -176,19 +222,7 @@ export class MagicTrainer {
    * (`magic-lab data filter --write`); it is the same numbers sampling would give, cached.
    */
   offlineFilterKey(): string {
-    const d = this.cfg.data;
-    return JSON.stringify({
-      // The weights themselves, so a result cached before the weights changed (another sft, an edited file) is never reused.
-      weights: this.startWeightsChecksum,
-      seed: this.cfg.seed,
-      families: d.families,
-      difficulty: d.difficulty,
-      trainSize: d.trainSize,
-      testSize: d.testSize,
-      samples: d.offlineFilter.samples,
-      maxResponseLength: this.maxResponseLengthOverall(),
-      batch: this.rolloutBatch(),
-    });
+    return offlineFilterKey(this.cfg, this.startWeightsChecksum);
   }
 
   /** "crc32:<8 hex>" of the starting weights' float32 bytes (the checkpoint's params, or the seeded init). */
@@ -234,12 +268,7 @@ export class MagicTrainer {
 
   /** Sequences per generation call: the largest rollout batch of any stage, so one decode plan serves all. */
   private rolloutBatch(): number {
-    let b = 1;
-    this.cfg.stages.forEach((_, i) => {
-      const s = resolveStage(this.cfg, i);
-      b = Math.max(b, s.batchPrompts * s.groupSize);
-    });
-    return b;
+    return rolloutBatchSize(this.cfg);
   }
 
   private maxResponseLengthOverall(): number {

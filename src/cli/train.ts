@@ -44,6 +44,39 @@ export function progressLine(r: StepRecord, lastEval: EvalRecord | null): string
   );
 }
 
+/**
+ * The records of a JSONL journal (metrics.jsonl, samples.jsonl). A last line that does not parse
+ * is a partial append (a crash or a full disk): dropped and reported. A bad line before the last
+ * is damage resume cannot repair: a UsageError naming file:line.
+ */
+export function readJournal(file: string): { records: Record<string, unknown>[]; lines: string[]; dropped: { line: number } | null } {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && lines[last].trim() === '') last--;
+  const records: Record<string, unknown>[] = [];
+  const kept: string[] = [];
+  let dropped: { line: number } | null = null;
+  for (let i = 0; i <= last; i++) {
+    if (lines[i].trim() === '') continue;
+    let r: unknown;
+    try {
+      r = JSON.parse(lines[i]);
+    } catch {
+      r = undefined;
+    }
+    if (typeof r !== 'object' || r === null || Array.isArray(r)) {
+      if (i === last) {
+        dropped = { line: i + 1 };
+        continue;
+      }
+      throw new UsageError(`--resume: ${file}:${i + 1} is not a JSON record; the run's journal is damaged before its end (restore it or start a new run)`);
+    }
+    records.push(r as Record<string, unknown>);
+    kept.push(lines[i]);
+  }
+  return { records, lines: kept, dropped };
+}
+
 export async function train(argv: string[], log: (s: string) => void = console.log): Promise<void> {
   const flags = parseFlags(argv, TRAIN_FLAGS, 'train');
   const backendChoice = parseBackendChoice(flags.backend);
@@ -88,6 +121,12 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     }
     out = String(flags.out ?? join('runs', `${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
     if (existsSync(join(out, 'checkpoint.mlck'))) throw new UsageError(`--out: ${out} already holds a run; use --resume ${out} to continue it`);
+    // Records without a checkpoint: a run that stopped before its first one. Never overwrite them silently.
+    for (const f of ['metrics.jsonl', 'samples.jsonl']) {
+      if (existsSync(join(out, f)) && readFileSync(join(out, f), 'utf8').trim() !== '') {
+        throw new UsageError(`--out: ${join(out, f)} holds records of a run that has no checkpoint to resume; remove them or choose another --out`);
+      }
+    }
   }
 
   const backend = await acquireBackend(backendChoice, { threads: flags.threads as number | undefined });
@@ -96,14 +135,17 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     mkdirSync(out, { recursive: true });
     const metricsFile = join(out, 'metrics.jsonl');
     const samplesFile = join(out, 'samples.jsonl');
+    let evaluatedAt = -1;
     if (resume) {
       // Drop records written after the checkpoint (a crash between the two): they will be recomputed identically.
       for (const f of [metricsFile, samplesFile]) {
         if (!existsSync(f)) continue;
-        const keep = readFileSync(f, 'utf8')
-          .split('\n')
-          .filter((l) => l.trim() && (JSON.parse(l).step ?? 0) <= trainer.step);
-        writeFileSync(f, keep.map((l) => l + '\n').join(''));
+        const { records, lines, dropped } = readJournal(f);
+        if (dropped) log(`warning: ${f}:${dropped.line}: dropped a partial last record (a crash or full disk while it was written)`);
+        const keep = records.map((r, i) => ({ r, line: lines[i] })).filter(({ r }) => ((r.step as number | undefined) ?? 0) <= trainer.step);
+        // A finished run resumed again already has its final evaluation: do not append a second one.
+        if (f === metricsFile && keep.some(({ r }) => r.type === 'eval' && r.step === trainer.step)) evaluatedAt = trainer.step;
+        writeFileSync(f, keep.map(({ line }) => line + '\n').join(''));
       }
     } else {
       writeFileSync(join(out, 'config.json'), JSON.stringify(trainer.config, null, 2) + '\n');
@@ -128,7 +170,6 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     const t0 = performance.now();
     const maxSteps = flags.steps as number | undefined;
     const minutes = flags.minutes as number | undefined;
-    let evaluatedAt = -1;
     while (!trainer.done && (maxSteps === undefined || trainer.step < maxSteps)) {
       const res = await trainer.trainStep();
       appendFileSync(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n');

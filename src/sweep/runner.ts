@@ -622,6 +622,8 @@ export async function runSweep(
         else if (o.config !== null) writeJson(join(run.dir, 'sweep-config.json'), o.config);
         const argv = trainArgs(run, o);
         const resuming = argv[0] === '--resume';
+        // Killed before its first checkpoint: nothing to resume, and train refuses to overwrite records.
+        if (!resuming) for (const f of ['metrics.jsonl', 'samples.jsonl']) rmSync(join(run.dir, f), { force: true });
         log(`${head}: ${resuming ? 'resuming' : 'training'} in ${run.dir}`);
         const logFile = join(run.dir, 'train.log');
         appendFileSync(logFile, `# magic-lab train ${argv.join(' ')}\n`);

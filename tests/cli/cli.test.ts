@@ -1,5 +1,5 @@
 /** The magic-lab command: usage errors (exit 2, nothing written), a tiny run with resume, eval, data, gradcheck. */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,6 +64,41 @@ describe('magic-lab train / eval / data', () => {
     expect(ev.code, ev.err).toBe(0);
     expect(ev.out).toMatch(/val\/avg@2\/t1\.0\s+\d\.\d{4}/);
     expect(ev.out).toMatch(/val\/pass@2\/t1\.0/);
+  });
+
+  it('resume: a partial last journal line is dropped with a warning, a damaged middle line is refused, a finished run gains no second final eval; --out never overwrites records', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'magic-journal-')), 'run');
+    expect((await run('train', '--preset', 'magic-tiny', '--steps', '2', '--out', out, '--quiet')).code).toBe(0);
+    const metrics = join(out, 'metrics.jsonl');
+    const lines = () => readFileSync(metrics, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // A full disk mid-append: half a record at the end of each journal.
+    appendFileSync(metrics, '{"type":"step","step":3,"actor/ent');
+    appendFileSync(join(out, 'samples.jsonl'), '{"step":3,"gro');
+    const resumed = await run('train', '--resume', out, '--quiet');
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.out).toMatch(/warning: .*metrics\.jsonl:\d+: dropped a partial last record/);
+    expect(lines().filter((l) => l.type === 'step').map((l) => l.step)).toEqual([1, 2, 3, 4]);
+    expect(lines().filter((l) => l.type === 'eval').map((l) => l.step)).toEqual([0, 2, 4]);
+    // Resuming the finished run again trains nothing and appends no duplicate final eval.
+    const again = await run('train', '--resume', out, '--quiet');
+    expect(again.code, again.err).toBe(0);
+    expect(lines().filter((l) => l.type === 'eval').map((l) => l.step)).toEqual([0, 2, 4]);
+    // Damage before the end: refused with file:line, the journal left as it was.
+    const text = readFileSync(metrics, 'utf8').split('\n');
+    text[1] = '{oops';
+    writeFileSync(metrics, text.join('\n'));
+    const damaged = await run('train', '--resume', out, '--quiet');
+    expect(damaged.code).toBe(2);
+    expect(damaged.err).toMatch(/--resume: .*metrics\.jsonl:2 is not a JSON record/);
+    expect(readFileSync(metrics, 'utf8').split('\n')[1]).toBe('{oops');
+    // --out at records without a checkpoint (a run that died before its first one): refused, untouched.
+    const crashed = join(mkdtempSync(join(tmpdir(), 'magic-crashed-')), 'run');
+    mkdirSync(crashed);
+    writeFileSync(join(crashed, 'metrics.jsonl'), '{"type":"step","step":1}\n');
+    const fresh = await run('train', '--preset', 'magic-tiny', '--out', crashed, '--quiet');
+    expect(fresh.code).toBe(2);
+    expect(fresh.err).toMatch(/--out: .*metrics\.jsonl holds records of a run that has no checkpoint/);
+    expect(readFileSync(join(crashed, 'metrics.jsonl'), 'utf8')).toBe('{"type":"step","step":1}\n');
   });
 
   it('data build writes the datasets and the dedup/decontamination report', async () => {

@@ -104,6 +104,22 @@ describe('sweep runner (fake train and eval)', () => {
     expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(straight);
   });
 
+  it('a run killed before its first checkpoint starts again from scratch, and the summary is the same', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'sweep-early-kill-')), 'sweep');
+    await sweep(args(out), () => {}, { train: fakeTrain(), evaluate: fakeEval() });
+    const straight = readFileSync(join(out, 'summary.json'), 'utf8');
+    rmSync(out, { recursive: true });
+    // Killed at step 1: its records are on disk, its first checkpoint (step 2) is not.
+    await expect(sweep(args(out), () => {}, { train: fakeTrain({ killAt: { preset: 'magic-tiny', seed: 2, step: 1 } }), evaluate: fakeEval() })).rejects.toThrow('killed');
+    const dir = join(out, 'runs', 'magic-tiny', 'seed-2');
+    expect(existsSync(join(dir, 'checkpoint.mlck'))).toBe(false);
+    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toMatch(/"step":1/);
+    const calls: string[][] = [];
+    await sweep(args(out), () => {}, { train: fakeTrain({ calls }), evaluate: fakeEval() });
+    expect(calls[0].slice(0, 4)).toEqual(['--preset', 'magic-tiny', '--seed', '2']);
+    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(straight);
+  });
+
   it('refuses a directory made by another sweep config: exit 2, one line naming the difference', async () => {
     const out = mkdtempSync(join(tmpdir(), 'sweep-mismatch-'));
     await sweep(args(out), () => {}, { train: fakeTrain(), evaluate: fakeEval() });

@@ -7,10 +7,15 @@
  * CSV: one row per step, columns `step,time_ms,<step metrics…>,<eval metrics…>` (eval values on
  * the row of their step, empty elsewhere). CSV carries no config: an imported CSV run gets the
  * default config and says so in its name.
+ *
+ * Import also takes what a verl cluster run leaves (its console log, a W&B / TensorBoard CSV
+ * export, JSONL metrics such as `magic-lab train`'s metrics.jsonl): src/verl/import.ts reads
+ * them, and importRunFiles wraps the records into a run (docs/verl-import.md).
  */
 import { DEFAULT_RUN_CONFIG, validateRunConfig, type RunConfig } from '../../rl/config';
 import { LATER_STEP_METRIC_KEYS, STEP_METRIC_KEY_LIST } from '../../rl/metrics';
 import type { EvalRecord, StepRecord } from '../../rl/trainer-types';
+import { FORMAT_LABELS, importVerlRun, VerlImportError, type ImportWarning, type VerlImport, type VerlImportOptions } from '../../verl/import';
 
 export const RUN_FILE_FORMAT = 'magic-lab-run';
 export const RUN_FILE_VERSION = 1;
@@ -43,7 +48,7 @@ export class RunFileError extends Error {
 const numOut = (v: number) => (Number.isFinite(v) ? v : null);
 
 export function runToJsonl(run: RunData): string {
-  const header = { type: 'run', format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, id: run.id, name: run.name, preset: run.preset, createdAt: run.createdAt, config: run.config };
+  const header = { type: 'run', format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, id: run.id, name: run.name, preset: run.preset, createdAt: run.createdAt, ...(run.note ? { note: run.note } : {}), config: run.config };
   const lines = [JSON.stringify(header)];
   const clean = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, numOut(v)]));
   for (const s of run.steps) lines.push(JSON.stringify({ type: 'step', ...clean(s) }));
@@ -153,6 +158,7 @@ export function parseJsonl(text: string, file: string): Omit<RunData, 'id'> & { 
     config,
     steps,
     evals,
+    ...(typeof header.note === 'string' && header.note ? { note: header.note } : {}),
   };
 }
 
@@ -184,7 +190,8 @@ export function parseCsv(text: string, file: string): RunData {
       }
     });
     const step = checkStepNumber(row.step, file, line);
-    if (Number.isFinite(row.time_ms)) {
+    // A step row has its clock or any step metric (an imported cluster run may have no clock).
+    if (Number.isFinite(row.time_ms) || STEP_METRIC_KEY_LIST.some((k) => Number.isFinite(row[k]))) {
       const rec: Record<string, number> = { step, time_ms: row.time_ms };
       for (const k of STEP_METRIC_KEY_LIST) rec[k] = row[k] ?? NaN;
       if (steps.length && step <= steps[steps.length - 1].step) throw new RunFileError(file, line, `steps must increase, got step ${step} after ${steps[steps.length - 1].step}`);
@@ -203,11 +210,98 @@ export function parseCsv(text: string, file: string): RunData {
   return { id: '', name: `${file.replace(/\.[^.]*$/, '')} (CSV: default config)`, preset: 'magic', createdAt: Date.now(), config: validateRunConfig({}), steps, evals };
 }
 
-/** Imports a .jsonl or .csv run file (by extension; content sniffed otherwise). */
+/** A file's first non-empty line. */
+const firstLine = (text: string) => text.replace(/^\uFEFF/, '').split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+
+/** MAGIC Lab's own run file: a JSONL whose first record is the run header. */
+function isLabJsonl(text: string): boolean {
+  const first = firstLine(text);
+  if (!first.startsWith('{')) return false;
+  try {
+    const o = JSON.parse(first) as unknown;
+    return typeof o === 'object' && o !== null && (o as Record<string, unknown>).type === 'run';
+  } catch {
+    return false;
+  }
+}
+
+/** MAGIC Lab's own CSV export (its header starts `step,time_ms`). */
+const isLabCsv = (text: string) => /^step,time_ms(,|$)/.test(firstLine(text));
+
+/** A run import: the run, lines skipped on the way (file:line), and what the import rules did. */
+export interface RunImport {
+  run: RunData;
+  /** e.g. "verl console log", or "MAGIC Lab run file". */
+  format: string;
+  warnings: ImportWarning[];
+  notes: string[];
+}
+
+const stem = (file: string) => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1).replace(/\.[^.]*$/, '');
+
+/**
+ * The config an imported cluster run is shown with: the lab's default (the log does not carry
+ * one) with the eval k and temperatures of its lab-named held-out series, so the reward chart
+ * draws them when the run is the one shown.
+ */
+function configForImport(evals: readonly EvalRecord[]): RunConfig {
+  const ks = new Set<number>();
+  const temps = new Set<number>();
+  for (const e of evals)
+    for (const k of Object.keys(e)) {
+      const m = /^val\/(?:avg|pass)@(\d+)\/t(\d+(?:\.\d+)?)$/.exec(k);
+      if (m) {
+        ks.add(Number(m[1]));
+        temps.add(Number(m[2]));
+      }
+    }
+  if (ks.size !== 1 || temps.size === 0) return validateRunConfig({});
+  try {
+    return validateRunConfig({ eval: { k: [...ks][0], temperatures: [...temps].sort((a, b) => b - a) } });
+  } catch {
+    return validateRunConfig({});
+  }
+}
+
+/** A run from imported cluster records. */
+export function runFromImport(imp: VerlImport, files: readonly string[]): RunData {
+  const label = [...new Set(imp.formats.map((f) => FORMAT_LABELS[f]))].join(' + ');
+  const skipped = imp.warnings.length;
+  return {
+    id: '',
+    name: `${stem(files[0])} (${label})`,
+    preset: 'imported',
+    createdAt: Date.now(),
+    config: configForImport(imp.evals),
+    steps: imp.steps,
+    evals: imp.evals,
+    note: `Imported from ${files.length > 1 ? `${files.length} files (${label})` : `a ${label}`}; its config is not in the file (the lab's default stands in)${skipped ? `; ${skipped} warning${skipped > 1 ? 's' : ''} on import` : ''}.`,
+  };
+}
+
+/**
+ * Imports run files: MAGIC Lab's own JSONL / CSV export (one file), or cluster logs that
+ * src/verl/import.ts reads (one or more, merged by step). Errors are RunFileError naming the file.
+ */
+export function importRunFiles(files: readonly { name: string; text: string }[], opts: VerlImportOptions = {}): RunImport {
+  if (files.length === 1 && isLabJsonl(files[0].text)) return { run: parseJsonl(files[0].text, files[0].name), format: 'MAGIC Lab run file', warnings: [], notes: [] };
+  if (files.length === 1 && isLabCsv(files[0].text)) return { run: parseCsv(files[0].text, files[0].name), format: 'MAGIC Lab CSV', warnings: [], notes: [] };
+  const own = files.find((f) => isLabJsonl(f.text) || isLabCsv(f.text));
+  if (own) throw new RunFileError(own.name, null, 'a MAGIC Lab run file is imported on its own, not merged with other files');
+  try {
+    const imp = importVerlRun(files, opts);
+    return { run: runFromImport(imp, files.map((f) => f.name)), format: [...new Set(imp.formats.map((f) => FORMAT_LABELS[f]))].join(' + '), warnings: imp.warnings, notes: imp.notes };
+  } catch (e) {
+    if (e instanceof VerlImportError) throw new RunFileError(e.file, null, e.detail);
+    throw e;
+  }
+}
+
+/**
+ * Imports one run file, whatever it is: MAGIC Lab's JSONL or CSV export, verl's console log, a
+ * W&B / TensorBoard CSV export, or JSONL metrics (by content). Skipped lines are dropped silently
+ * here; importRunFiles reports them.
+ */
 export function parseRunFile(text: string, file: string): RunData {
-  const lower = file.toLowerCase();
-  if (lower.endsWith('.csv')) return parseCsv(text, file);
-  if (lower.endsWith('.jsonl') || lower.endsWith('.json') || text.trimStart().startsWith('{')) return parseJsonl(text, file);
-  if (text.startsWith('step,')) return parseCsv(text, file);
-  throw new RunFileError(file, null, 'not a run file (expected .jsonl or .csv exported by MAGIC Lab)');
+  return importRunFiles([{ name: file, text }]).run;
 }

@@ -12,7 +12,8 @@ import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun } fr
 import { downloadBlob, safeFileName } from './lib/download';
 import { currentIndex, nextToStart, planQueue, queuedRunConfig, queueReducer, stepLimit, type QueueEvent } from './lib/queue';
 import { fetchReferenceFile, fetchReferenceIndex, type ReferenceFile } from './lib/reference';
-import { parseRunFile, runToCsv, runToJsonl, type RunData } from './lib/runfile';
+import { importRunFiles, runToCsv, runToJsonl, type RunData } from './lib/runfile';
+import { warningLines } from '../verl/import';
 import { staggerQueue } from './lib/stagger';
 import { backendFromUrl, setupFromUrl, urlSearchFor, withBackend } from './lib/url';
 import type { BackendChoice } from '../worker/protocol';
@@ -311,14 +312,18 @@ export function exportRun(runId: string, format: 'jsonl' | 'csv') {
 export async function importRunFile(file: File) {
   const s = get();
   try {
-    const parsed = parseRunFile(await file.text(), file.name);
+    // A MAGIC Lab export, or a cluster run's log (verl console, W&B / TensorBoard CSV, JSONL metrics).
+    const imported = importRunFiles([{ name: file.name, text: await file.text() }]);
+    const parsed = imported.run;
     const id = parsed.id && !s.runs[parsed.id] ? parsed.id : newRunId();
     const run: RunData = { ...parsed, id, checkpointStep: undefined };
     s.addRun(run);
     if (!s.overlay.includes(id) && s.activeRunId !== id) s.toggleOverlay(id);
     persistRun(id, true);
     s.setError(null);
-    s.setNotice(`Imported ${file.name}: ${run.steps.length} steps, ${run.evals.length} evaluations.`);
+    const skipped = imported.warnings.length ? ` ${imported.warnings.length} warning${imported.warnings.length > 1 ? 's' : ''}: ${warningLines(imported.warnings, 1).join(' ')}` : '';
+    if (imported.warnings.length || imported.notes.length) console.warn(`import ${file.name}:\n${[...warningLines(imported.warnings, 200), ...imported.notes].join('\n')}`);
+    s.setNotice(`Imported ${file.name} (${imported.format}): ${run.steps.length} steps, ${run.evals.length} evaluations.${skipped}`);
   } catch (e) {
     s.setError(`Import failed — ${(e as Error).message}`);
   }

@@ -1,6 +1,7 @@
 import { useCallback, useDeferredValue, useMemo } from 'react';
-import { chartSpecs, runsToDraw, stageBoundaries } from '../lib/chartdata';
+import { chartSpecs, extraMetricKeys, runsToDraw, stageBoundaries } from '../lib/chartdata';
 import { useLab } from '../store';
+import { ExtraMetricChart } from './ExtraMetricChart';
 import { MetricChart } from './MetricChart';
 import { SmoothingSlider } from './SmoothingSlider';
 
@@ -29,6 +30,8 @@ export function Charts() {
   const primaryCfg = runs[0]?.config ?? draft;
   const specs = useMemo(() => chartSpecs(primaryCfg), [primaryCfg]);
   const boundaries = useMemo(() => (runs[0] ? stageBoundaries(runs[0]) : []), [runs]);
+  // Keys of an imported run that no chart draws: offered in one more chart.
+  const extraKeys = useMemo(() => extraMetricKeys(runs, specs), [runs, specs]);
   const target = primaryCfg.loss.entropy.mode === 'off' ? null : primaryCfg.loss.entropy.target;
   const toggles = useCallback((id: string) => () => toggleLog(id), [toggleLog]);
   const toggleFns = useMemo(() => Object.fromEntries(specs.map((s) => [s.id, toggles(s.id)])), [specs, toggles]);
@@ -58,6 +61,7 @@ export function Charts() {
             referenceSeeds={referenceSeeds}
           />
         ))}
+        {extraKeys.length > 0 && <ExtraMetricChart keys={extraKeys} runs={runs} smoothing={smooth} boundaries={boundaries} />}
       </div>
     </section>
   );

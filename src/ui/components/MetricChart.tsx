@@ -1,4 +1,4 @@
-import { memo, useMemo, useRef, useState } from 'react';
+import { memo, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { buildRows, columnKey, type ChartSpec } from '../lib/chartdata';
 import { downloadBlob, safeFileName, svgToPngBlob } from '../lib/download';
@@ -27,6 +27,8 @@ interface Props {
   referenceSeeds?: boolean;
   /** Colour of each drawn run (by slot) instead of the default palette. */
   runColours?: readonly string[];
+  /** A control shown after the title (the "More metrics" chart's metric picker). */
+  picker?: ReactNode;
 }
 
 /** Hover values: 4 significant digits (a band: lower–upper). */
@@ -108,7 +110,7 @@ const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
 const NONE: never[] = [];
 
 /** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
-export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours }: Props) {
+export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours, picker }: Props) {
   const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NONE), [spec, reference]);
   const latest = useMemo(() => {
     const live = buildRows(runsIn, spec.series, smoothing, { log: logIn });
@@ -259,6 +261,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     >
       <figcaption title={spec.help}>
         <span>{spec.title}</span>
+        {picker}
         <span className="spacer" />
         {spec.log && (
           <button className={`mini${log ? ' on' : ''}`} onClick={onToggleLog} data-testid={`log-${spec.id}`} title="Logarithmic y axis">

@@ -22,7 +22,12 @@ export function RunsPanel() {
           runs[id] ? <RunRow key={id} run={runs[id]} colour={drawn.length > 1 && drawn.includes(id) ? SERIES_COLOURS[drawn.indexOf(id) % SERIES_COLOURS.length] : null} /> : null,
         )}
       </ul>
-      <FileButton accept=".jsonl,.csv,.json" onFile={(f) => void importRunFile(f)} testId="run-import" title="Import a run exported as JSONL or CSV">
+      <FileButton
+        accept=".jsonl,.csv,.json,.log,.txt,.out"
+        onFile={(f) => void importRunFile(f)}
+        testId="run-import"
+        title="Import a run: a MAGIC Lab JSONL/CSV export, a verl console log, a W&B/TensorBoard CSV export, or JSONL metrics (docs/verl-import.md)"
+      >
         Import run…
       </FileButton>
       <ReferenceRuns />

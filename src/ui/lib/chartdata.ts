@@ -4,7 +4,7 @@
  * stage boundaries of a run.
  */
 import type { RunConfig } from '../../rl/config';
-import { evalKey } from '../../rl/metrics';
+import { evalKey, STEP_METRIC_KEY_LIST } from '../../rl/metrics';
 import type { RunData } from './runfile';
 import { downsample, emaSmooth } from './smoothing';
 
@@ -117,4 +117,53 @@ export function plannedStages(cfg: RunConfig): { stage: number; start: number; l
     start += length;
     return span;
   });
+}
+
+/** A metric key and the records it lives in. */
+export interface MetricKeyRef {
+  key: string;
+  source: 'step' | 'eval';
+}
+
+const LAB_STEP_KEYS = new Set<string>(['step', 'time_ms', ...STEP_METRIC_KEY_LIST]);
+const LAB_EVAL_KEY_RE = /^(step|val\/(avg|pass|maj)@\d+\/t\d+(\.\d+)?|val\/response_length\/(mean|clip_ratio)\/t\d+(\.\d+)?)$/;
+
+/** Whether the lab's trainer writes this key (anything else came in with an imported run). */
+export const isLabKey = (key: string, source: 'step' | 'eval') => (source === 'step' ? LAB_STEP_KEYS.has(key) : LAB_EVAL_KEY_RE.test(key));
+
+const keyCache = new WeakMap<RunData, { step: Set<string>; eval: Set<string> }>();
+/** Every key in a run's step and eval records (cached per run object: runs are replaced, not mutated). */
+export function runKeys(run: RunData): { step: Set<string>; eval: Set<string> } {
+  let k = keyCache.get(run);
+  if (!k) {
+    k = { step: new Set(), eval: new Set() };
+    for (const r of run.steps) for (const key of Object.keys(r)) k.step.add(key);
+    for (const r of run.evals) for (const key of Object.keys(r)) k.eval.add(key);
+    k.step.delete('step');
+    k.step.delete('time_ms');
+    k.eval.delete('step');
+    keyCache.set(run, k);
+  }
+  return k;
+}
+
+/**
+ * The keys of the drawn runs that no chart draws, sorted (step keys first), offered in the
+ * "More metrics" chart — only when some drawn run carries a key the lab never writes (an
+ * imported cluster run's): lab runs alone keep the page as it was.
+ */
+export function extraMetricKeys(runs: readonly RunData[], specs: readonly ChartSpec[]): MetricKeyRef[] {
+  const drawn = new Set(specs.flatMap((c) => c.series.map((s) => `${s.source}:${s.key}`)));
+  const out = new Map<string, MetricKeyRef>();
+  let foreign = false;
+  for (const run of runs) {
+    const keys = runKeys(run);
+    for (const source of ['step', 'eval'] as const)
+      for (const key of keys[source]) {
+        if (!isLabKey(key, source)) foreign = true;
+        if (!drawn.has(`${source}:${key}`)) out.set(`${source}:${key}`, { key, source });
+      }
+  }
+  if (!foreign) return [];
+  return [...out.values()].sort((a, b) => (a.source === b.source ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.source === 'step' ? -1 : 1));
 }

@@ -290,7 +290,7 @@ function merge(base: unknown, input: unknown, path: string): unknown {
   if (isObj(base)) {
     if (!isObj(input)) throw new ConfigError(path, `must be an object, got ${describe(input)}`);
     for (const k of Object.keys(input)) {
-      if (!(k in base)) throw new ConfigError(join(path, k), `unknown field (known: ${Object.keys(base).join(', ')})`);
+      if (!Object.prototype.hasOwnProperty.call(base, k)) throw new ConfigError(join(path, k), `unknown field (known: ${Object.keys(base).join(', ')})`);
     }
     const out: Rec = {};
     for (const k of Object.keys(base)) out[k] = merge(base[k], input[k], join(path, k));

@@ -71,7 +71,7 @@ export const DEFAULT_SFT_CONFIG: SftConfig = {
 
 /** Validates a partial SFT config over the defaults; one ConfigError naming the field. */
 export function validateSftConfig(input: Partial<SftConfig> & Record<string, unknown>): SftConfig {
-  for (const k of Object.keys(input)) if (!(k in DEFAULT_SFT_CONFIG)) throw new ConfigError(k, `unknown sft config field (known: ${Object.keys(DEFAULT_SFT_CONFIG).join(', ')})`);
+  for (const k of Object.keys(input)) if (!Object.prototype.hasOwnProperty.call(DEFAULT_SFT_CONFIG, k)) throw new ConfigError(k, `unknown sft config field (known: ${Object.keys(DEFAULT_SFT_CONFIG).join(', ')})`);
   const c = { ...DEFAULT_SFT_CONFIG, ...input, style: { ...DEFAULT_SFT_CONFIG.style, ...(input.style ?? {}) } } as SftConfig;
   try {
     c.model = validateModelConfig(c.model);

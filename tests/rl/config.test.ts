@@ -72,6 +72,10 @@ describe('validateRunConfig', () => {
     ['negative epsLow', { loss: { epsLow: -1 } }, 'loss.epsLow', /^loss\.epsLow: must be in \[0, 1\), got -1$/],
     ['unknown nested field', { loss: { epsilonLow: 0.2 } }, 'loss.epsilonLow', /unknown field/],
     ['unknown top-level field', { bogus: 1 }, 'bogus', /unknown field/],
+    // Names of Object.prototype members are not fields (a plain `in` check would have taken them).
+    ['Object.prototype member as a field', { constructor: 1 }, 'constructor', /unknown field/],
+    ['Object.prototype member nested', { loss: { toString: 2 } }, 'loss.toString', /unknown field/],
+    ['__proto__ as a field', JSON.parse('{"update": {"__proto__": {"lr": 1}}}'), 'update.__proto__', /unknown field/],
     ['section not an object', { loss: 5 }, 'loss', /must be an object, got 5/],
     ['model dModel not divisible by heads', { model: { dModel: 30 } }, 'model.dModel', /divisible by nHeads/],
     ['model zero layers', { model: { nLayers: 0 } }, 'model.nLayers', /between 1 and 64, got 0/],

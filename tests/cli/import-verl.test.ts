@@ -19,12 +19,12 @@ async function run(...argv: string[]) {
 
 describe('magic-lab import-verl', () => {
   it('writes a run file the page reads: steps, mapped evals, warnings on stderr as file:line', async () => {
-    const log = join(FIX, 'console.log');
+    const log = join(FIX, 'verl-console.txt');
     const out = join(dir, 'nested', 'run.jsonl');
     const r = await run('import-verl', log, '--out', out);
     expect(r.code, r.err).toBe(0);
     expect(r.errLines).toEqual([`${log}:22: "actor/entropy": not a number: "abc"`, `${log}:25: expected key:value, got "critic/score/me"`]);
-    expect(r.out).toMatch(/^wrote .*run\.jsonl: "console \(verl console log\)", 6 steps, 3 evaluations \(verl console log\); 2 warnings on stderr/);
+    expect(r.out).toMatch(/^wrote .*run\.jsonl: "verl-console \(verl console log\)", 6 steps, 3 evaluations \(verl console log\); 2 warnings on stderr/);
     expect(r.out).toContain('val-core/countdown/acc/mean@8 → val/avg@8/t0.6');
     const back = parseRunFile(readFileSync(out, 'utf8'), 'run.jsonl');
     expect(back.steps.map((s) => s['actor/entropy'])).toEqual([0.612, 0.598, 0.571, 0.55, 0.531, 0.515]);
@@ -36,7 +36,7 @@ describe('magic-lab import-verl', () => {
     const cfg = join(dir, 'config.json');
     writeFileSync(cfg, JSON.stringify(getPreset('grpo')));
     const out = join(dir, 'named.jsonl');
-    const r = await run('import-verl', join(FIX, 'console.log'), '--out', out, '--max-warnings', '1', '--name', 'cluster 7B', '--val-temperature', '1', '--config', cfg);
+    const r = await run('import-verl', join(FIX, 'verl-console.txt'), '--out', out, '--max-warnings', '1', '--name', 'cluster 7B', '--val-temperature', '1', '--config', cfg);
     expect(r.code, r.err).toBe(0);
     expect(r.errLines).toHaveLength(2);
     expect(r.errLines[1]).toBe('… and 1 more warning');
@@ -63,15 +63,15 @@ describe('magic-lab import-verl', () => {
   writeFileSync(broken, 'step:1 - actor/entropy:x\n');
   const cases: [string, string[], RegExp][] = [
     ['no log named', ['import-verl', '--out', join(dir, 'a.jsonl')], /name the log file/],
-    ['no --out', ['import-verl', join(FIX, 'console.log')], /--out RUNFILE is required/],
-    ['an unknown flag', ['import-verl', join(FIX, 'console.log'), '--out', join(dir, 'b.jsonl'), '--bogus'], /unknown flag --bogus/],
+    ['no --out', ['import-verl', join(FIX, 'verl-console.txt')], /--out RUNFILE is required/],
+    ['an unknown flag', ['import-verl', join(FIX, 'verl-console.txt'), '--out', join(dir, 'b.jsonl'), '--bogus'], /unknown flag --bogus/],
     ['a missing file', ['import-verl', join(dir, 'missing.log'), '--out', join(dir, 'c.jsonl')], /missing\.log: cannot read \(ENOENT\)/],
     ['a file that is no run log', ['import-verl', noise, '--out', join(dir, 'd.jsonl')], /noise\.log: not a run file/],
     ['a log with no usable record', ['import-verl', broken, '--out', join(dir, 'e.jsonl')], /broken\.log: no usable records \(verl console log; 1 malformed line skipped, first: .*broken\.log:1: /],
     ['--out naming an input', ['import-verl', noise, '--out', noise], /--out .*noise\.log: is also an input/],
-    ['--out in a place that is a file', ['import-verl', join(FIX, 'console.log'), '--out', join(noise, 'x.jsonl')], /--out: cannot write .*noise\.log\/x\.jsonl \((ENOTDIR|EEXIST)\)/],
-    ['a bad --config', ['import-verl', join(FIX, 'console.log'), '--out', join(dir, 'f.jsonl'), '--config', noise], /--config: cannot read .*noise\.log \(not valid JSON\)/],
-    ['a bad --val-temperature', ['import-verl', join(FIX, 'console.log'), '--out', join(dir, 'g.jsonl'), '--val-temperature', 'hot'], /--val-temperature: expected a number/],
+    ['--out in a place that is a file', ['import-verl', join(FIX, 'verl-console.txt'), '--out', join(noise, 'x.jsonl')], /--out: cannot write .*noise\.log\/x\.jsonl \((ENOTDIR|EEXIST)\)/],
+    ['a bad --config', ['import-verl', join(FIX, 'verl-console.txt'), '--out', join(dir, 'f.jsonl'), '--config', noise], /--config: cannot read .*noise\.log \(not valid JSON\)/],
+    ['a bad --val-temperature', ['import-verl', join(FIX, 'verl-console.txt'), '--out', join(dir, 'g.jsonl'), '--val-temperature', 'hot'], /--val-temperature: expected a number/],
   ];
   for (const [what, argv, msg] of cases) {
     it(`${what} → exit 2, one line naming it`, async () => {
@@ -101,7 +101,7 @@ describe('magic-lab import-verl', () => {
     try {
       const fresh = (await import('../../src/cli/main')).main;
       const err: string[] = [];
-      const code = await fresh(['import-verl', join(FIX, 'console.log'), '--out', join(dir, 'h.jsonl')], () => {}, (s) => err.push(s));
+      const code = await fresh(['import-verl', join(FIX, 'verl-console.txt'), '--out', join(dir, 'h.jsonl')], () => {}, (s) => err.push(s));
       expect(code).toBe(1);
       expect(err.join('\n')).toMatch(/TypeError: boom/);
     } finally {

@@ -21,7 +21,7 @@ const warnings = (r: { warnings: Parameters<typeof warningText>[0][] }) => r.war
 const line = (step: number, kv: Record<string, number | string>) => [`step:${step}`, ...Object.entries(kv).map(([k, v]) => `${k}:${typeof v === 'number' ? v.toFixed(3) : v}`)].join(' - ');
 
 describe('verl console log', () => {
-  const r = importVerlRun([fixture('console.log')]);
+  const r = importVerlRun([fixture('verl-console.txt')]);
 
   it('reads every step line among Ray prefixes, ANSI colours, progress bars and other output', () => {
     expect(r.formats).toEqual(['verl-console']);
@@ -35,7 +35,7 @@ describe('verl console log', () => {
   });
 
   it('reports malformed step lines as file:line and skips them, nothing else', () => {
-    expect(warnings(r)).toEqual(['console.log:22: "actor/entropy": not a number: "abc"', 'console.log:25: expected key:value, got "critic/score/me"']);
+    expect(warnings(r)).toEqual(['verl-console.txt:22: "actor/entropy": not a number: "abc"', 'verl-console.txt:25: expected key:value, got "critic/score/me"']);
     // The skipped step-4 line's score (0.330) never lands: the good line's does.
     expect(r.steps[3]['critic/score/mean']).toBe(0.344);
   });
@@ -63,7 +63,7 @@ describe('verl console log', () => {
   });
 
   it('options override the log; an unknown temperature keeps verl names; Hydra overrides and do_sample=False are read', () => {
-    const text = readFileSync(join(FIX, 'console.log'), 'utf8');
+    const text = readFileSync(join(FIX, 'verl-console.txt'), 'utf8');
     expect(one('c.log', text, { val: { temperature: 1 } }).evals[0]['val/avg@8/t1.0']).toBe(0.21);
     const bare = [line(0, { 'val-core/gsm8k/acc/mean@4': 0.5 }), line(1, { 'actor/entropy': 0.4 })].join('\n');
     const unknown = one('b.log', bare);
@@ -251,7 +251,7 @@ describe('files with nothing to import', () => {
   });
 
   it('detects formats by content', () => {
-    expect(detectVerlFormat(readFileSync(join(FIX, 'console.log'), 'utf8'), 'x.txt')).toBe('verl-console');
+    expect(detectVerlFormat(readFileSync(join(FIX, 'verl-console.txt'), 'utf8'), 'x.txt')).toBe('verl-console');
     expect(detectVerlFormat("{'actor_rollout_ref': {}}\n" + line(1, { a: 1 }), 'x.log')).toBe('verl-console');
     expect(detectVerlFormat('{"step":1}', 'x')).toBe('metrics-jsonl');
     expect(detectVerlFormat('Wall time,Step,Value\n', 'a.csv')).toBe('tensorboard-csv');
@@ -269,11 +269,11 @@ describe('files with nothing to import', () => {
 
 describe("the page's run import", () => {
   it('a verl log becomes a run that round-trips through the run file, config aligned with its mapped evals', () => {
-    const imp = importRunFiles([fixture('console.log')]);
+    const imp = importRunFiles([fixture('verl-console.txt')]);
     expect(imp.format).toBe('verl console log');
     expect(imp.warnings).toHaveLength(2);
     const run = imp.run;
-    expect(run.name).toBe('console (verl console log)');
+    expect(run.name).toBe('verl-console (verl console log)');
     expect(run.preset).toBe('imported');
     expect(run.config.eval.k).toBe(8);
     expect(run.config.eval.temperatures).toEqual([0.6]);
@@ -292,7 +292,7 @@ describe("the page's run import", () => {
     const run = fakeRun('a', 3);
     expect(importRunFiles([{ name: 'a.jsonl', text: runToJsonl(run) }]).format).toBe('MAGIC Lab run file');
     expect(parseRunFile(runToCsv(run), 'a.csv').steps).toHaveLength(3);
-    expect(() => importRunFiles([{ name: 'a.jsonl', text: runToJsonl(run) }, fixture('console.log')])).toThrow(/^a\.jsonl: a MAGIC Lab run file is imported on its own/);
+    expect(() => importRunFiles([{ name: 'a.jsonl', text: runToJsonl(run) }, fixture('verl-console.txt')])).toThrow(/^a\.jsonl: a MAGIC Lab run file is imported on its own/);
     expect(() => parseRunFile('hello', 'notes.txt')).toThrow(RunFileError);
   });
 
@@ -300,7 +300,7 @@ describe("the page's run import", () => {
     const lab = fakeRun('a', 3);
     const specs = chartSpecs(lab.config);
     expect(extraMetricKeys([lab], specs)).toEqual([]);
-    const verl = importRunFiles([fixture('console.log')]).run;
+    const verl = importRunFiles([fixture('verl-console.txt')]).run;
     const extra = extraMetricKeys([lab, verl], specs);
     expect(extra).toContainEqual({ key: 'perf/throughput', source: 'step' });
     expect(extra).toContainEqual({ key: 'val-core/countdown/acc/best@8/mean', source: 'eval' });

@@ -9,6 +9,14 @@ export class UsageError extends Error {
   }
 }
 
+/** A run that ended badly by itself (e.g. it diverged): one line and exit 1, no stack trace — nothing in the code is wrong. */
+export class RunFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunFailure';
+  }
+}
+
 export interface FlagSpec {
   /** 'string' | 'int' | 'number' | 'bool' */
   type: 'string' | 'int' | 'number' | 'bool';

@@ -3,7 +3,8 @@
  * config), with one message naming the flag or field.
  */
 import { ConfigError } from '../model/config';
-import { helpText, UsageError } from './args';
+import { CheckpointError } from '../model/checkpoint';
+import { helpText, RunFailure, UsageError } from './args';
 import { bench, BENCH_FLAGS } from './bench';
 import { gradcheck, GRADCHECK_FLAGS } from './gradcheck';
 import { sft, SFT_FLAGS } from './sft';
@@ -83,9 +84,14 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
         return 2;
     }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ConfigError) {
+    // A file the user named that cannot be used is a usage error too: one line, exit 2.
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckpointError) {
       err(`magic-lab ${command}: ${e.message}`);
       return 2;
+    }
+    if (e instanceof RunFailure) {
+      err(`magic-lab ${command}: ${e.message}`);
+      return 1;
     }
     err(`magic-lab ${command}: ${(e as Error).stack ?? e}`);
     return 1;

@@ -7,10 +7,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../model/config';
-import { decodeCheckpoint } from '../model/checkpoint';
+import { decodeCheckpoint, NonFiniteWeightsError } from '../model/checkpoint';
 import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl/config';
 import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
-import { parseFlags, UsageError, type FlagSpec } from './args';
+import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { readJsonFile } from './sft';
 
@@ -157,10 +157,20 @@ export async function train(argv: string[], log: (s: string) => void = console.l
       appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n');
       log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/')).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
     };
+    let savedStep = resume ? trainer.step : -1;
     const saveCheckpoint = async () => {
+      let bytes: Uint8Array;
+      try {
+        bytes = await trainer.saveCheckpoint();
+      } catch (e) {
+        if (!(e instanceof NonFiniteWeightsError)) throw e;
+        const last = savedStep >= 0 ? `the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step ${savedStep})` : 'no checkpoint was written before it';
+        throw new RunFailure(`the run diverged by step ${trainer.step} (${e.message}); not saved — ${last}`);
+      }
       const tmp = join(out, 'checkpoint.mlck.tmp');
-      writeFileSync(tmp, await trainer.saveCheckpoint());
+      writeFileSync(tmp, bytes);
       renameSync(tmp, join(out, 'checkpoint.mlck')); // atomic: a crash never leaves a half-written checkpoint
+      savedStep = trainer.step;
     };
     let lastEval: EvalRecord | null = null;
     if (!resume) {

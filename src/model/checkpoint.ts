@@ -51,6 +51,25 @@ export class CheckpointError extends Error {
   }
 }
 
+/** Raised instead of writing a checkpoint whose weights or moments are not all finite (a diverged run). */
+export class NonFiniteWeightsError extends Error {
+  constructor(readonly tensor: string, readonly index: number, readonly value: number) {
+    super(`non-finite weights: ${tensor}[${index}] = ${value}`);
+    this.name = 'NonFiniteWeightsError';
+  }
+}
+
+/** The first non-finite element of `flat` as [tensor name, index within it, value], or null. */
+function firstNonFinite(flat: Float32Array, layout: ReturnType<typeof layoutParams>, prefix: string): [string, number, number] | null {
+  for (let i = 0; i < flat.length; i++) {
+    if (!Number.isFinite(flat[i])) {
+      const t = layout.tensors.find((x) => i >= x.offset && i < x.offset + x.size)!;
+      return [prefix + t.name, i - t.offset, flat[i]];
+    }
+  }
+  return null;
+}
+
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {
@@ -91,6 +110,11 @@ export function encodeCheckpoint(c: CheckpointContents): Uint8Array {
       tensors.push({ name: g.prefix + t.name, shape: t.shape, dtype: 'f32', offset, length: t.size });
       offset += t.size * 4;
     }
+  }
+  // A diverged run must never leave a checkpoint that loads and evaluates as if nothing happened.
+  for (const g of groups) {
+    const bad = firstNonFinite(g.flat, layout, g.prefix);
+    if (bad) throw new NonFiniteWeightsError(...bad);
   }
   const data = new Uint8Array(offset);
   const dv = new DataView(data.buffer);
@@ -183,5 +207,9 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
   const m = readGroup('adam.m/', false);
   const v = readGroup('adam.v/', false);
   if (Boolean(m) !== Boolean(v)) throw new CheckpointError(source, 'has only one of the AdamW moments (adam.m / adam.v)');
+  for (const [prefix, flat] of [['', params], ['adam.m/', m], ['adam.v/', v]] as const) {
+    const bad = flat && firstNonFinite(flat, layout, prefix);
+    if (bad) throw new CheckpointError(source, `tensor ${bad[0]} holds a non-finite value (${bad[2]} at element ${bad[1]}): the run that wrote it diverged; load an earlier checkpoint`);
+  }
   return { model, params, adam: m && v ? { m, v } : undefined, meta: header.meta ?? {} };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
+import { crc32Label } from '../../src/model/checkpoint';
 
 async function run(...argv: string[]) {
   const out: string[] = [];
@@ -99,6 +100,30 @@ describe('magic-lab train / eval / data', () => {
     expect(fresh.code).toBe(2);
     expect(fresh.err).toMatch(/--out: .*metrics\.jsonl holds records of a run that has no checkpoint/);
     expect(readFileSync(join(crashed, 'metrics.jsonl'), 'utf8')).toBe('{"type":"step","step":1}\n');
+  });
+
+  it('a checkpoint with non-finite weights is refused by eval, train --base and --resume: exit 2, one line naming the file and tensor', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'magic-nan-'));
+    const good = new Uint8Array(readFileSync('public/checkpoints/base-tiny.mlck'));
+    const hlen = new DataView(good.buffer, good.byteOffset).getUint32(12, true);
+    const text = new TextDecoder().decode(good.subarray(16, 16 + hlen));
+    const header = JSON.parse(text);
+    const bad = good.slice();
+    const data = bad.subarray(16 + hlen);
+    new DataView(data.buffer, data.byteOffset).setFloat32(header.tensors[1].offset, Infinity, true);
+    bad.set(new TextEncoder().encode(text.replace(header.checksum, crc32Label(data))), 16); // a checksum that matches: only the value is wrong
+    const file = join(dir, 'diverged.mlck');
+    writeFileSync(file, bad);
+    for (const argv of [
+      ['eval', '--checkpoint', file, '--k', '2', '--problems', '2'],
+      ['train', '--preset', 'magic-tiny', '--base', file, '--out', join(dir, 'run'), '--quiet'],
+    ]) {
+      const r = await run(...argv);
+      expect(r.code, argv[0]).toBe(2);
+      expect(r.err.split('\n'), argv[0]).toHaveLength(1);
+      expect(r.err).toMatch(new RegExp(`diverged\\.mlck: tensor ${header.tensors[1].name} holds a non-finite value \\(Infinity at element 0\\)`));
+    }
+    expect(existsSync(join(dir, 'run'))).toBe(false);
   });
 
   it('data build writes the datasets and the dedup/decontamination report', async () => {

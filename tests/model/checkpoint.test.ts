@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { CheckpointError, crc32, decodeCheckpoint, encodeCheckpoint } from '../../src/model/checkpoint';
+import { CheckpointError, crc32, crc32Label, decodeCheckpoint, encodeCheckpoint, NonFiniteWeightsError } from '../../src/model/checkpoint';
 import { layoutParams, validateModelConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
 
 const cfg = validateModelConfig({ vocabSize: 7, contextLength: 9, nLayers: 2, dModel: 6, nHeads: 2, mlpRatio: 2, norm: 'layernorm', tiedEmbeddings: false });
+
+/** Edits a checkpoint's tensor data and rewrites the header checksum to match (same length: crc32:xxxxxxxx). */
+function withPatchedData(bytes: Uint8Array, patch: (data: Uint8Array, header: { tensors: { name: string; offset: number }[] }) => void): Uint8Array {
+  const out = bytes.slice();
+  const hlen = new DataView(out.buffer).getUint32(12, true);
+  const text = new TextDecoder().decode(out.subarray(16, 16 + hlen));
+  const header = JSON.parse(text);
+  const data = out.subarray(16 + hlen);
+  patch(data, header);
+  out.set(new TextEncoder().encode(text.replace(header.checksum, crc32Label(data))), 16);
+  return out;
+}
 
 describe('checkpoint format', () => {
   it('crc32 matches the standard check value', () => {
@@ -51,6 +63,27 @@ describe('checkpoint format', () => {
     const patched = bytes.slice();
     patched.set(new TextEncoder().encode(text), 16);
     expect(() => decodeCheckpoint(patched, 'h.mlck')).toThrow(/h\.mlck: header\.model\.dModel: must be divisible by nHeads/);
+  });
+
+  it('never writes non-finite weights or moments, and refuses to load them (a diverged run), naming the tensor', () => {
+    const params = initParams(cfg, 2);
+    const layout = layoutParams(cfg);
+    const t = layout.tensors[3];
+    const bad = params.slice();
+    bad[t.offset + 1] = NaN;
+    expect(() => encodeCheckpoint({ model: cfg, params: bad, meta: {} })).toThrow(NonFiniteWeightsError);
+    expect(() => encodeCheckpoint({ model: cfg, params: bad, meta: {} })).toThrow(`non-finite weights: ${t.name}[1] = NaN`);
+    const v = params.map(() => 1);
+    v[layout.tensors[0].offset] = Infinity;
+    expect(() => encodeCheckpoint({ model: cfg, params, adam: { m: params, v }, meta: {} })).toThrow(`non-finite weights: adam.v/${layout.tensors[0].name}[0] = Infinity`);
+
+    // A file with a NaN weight and a checksum that matches it (as a diverged older build could write).
+    const bytes = encodeCheckpoint({ model: cfg, params, meta: {} });
+    const nanFile = withPatchedData(bytes, (data, header) => {
+      const e = header.tensors.find((x) => x.name === t.name)!;
+      new DataView(data.buffer, data.byteOffset).setFloat32(e.offset + 4 * 2, NaN, true);
+    });
+    expect(() => decodeCheckpoint(nanFile, 'nan.mlck')).toThrow(new RegExp(`nan\\.mlck: tensor ${t.name} holds a non-finite value \\(NaN at element 2\\): the run that wrote it diverged`));
   });
 
   it('refuses to encode params of the wrong size', () => {

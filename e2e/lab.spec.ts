@@ -150,6 +150,14 @@ test('runs: compare two presets, export, import (with validation), PNG, rename, 
   await rows.nth(1).getByTestId('run-export-jsonl').click();
   const exported = await jsonl;
   expect(exported.suggestedFilename()).toBe('magic-tiny_1.jsonl');
+  // A fresh run evaluates its start weights before step 1, as the CLI does: the held-out curves start at step 0.
+  const evalSteps = readFileSync(await exported.path(), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.type === 'eval')
+    .map((r) => r.step);
+  expect(evalSteps).toEqual([0, 2, 4]);
   const csv = page.waitForEvent('download');
   await rows.nth(1).getByTestId('run-export-csv').click();
   expect(readFileSync(await (await csv).path(), 'utf8').split('\n')[0]).toMatch(/^step,time_ms,actor\/entropy/);

@@ -44,6 +44,8 @@ let buffer: StepRecord[] = [];
 let latestSamples: { step: number; samples: SampleRecord[] } | null = null;
 let lastFlush = 0;
 let lastCheckpointStep = -1;
+/** A fresh run evaluates its start weights before the first step, as `magic-lab train` does (the "before" point of the held-out curves). */
+let startEvalPending = false;
 /** Incremented by every start/stop so a superseded loop stops touching the new run. */
 let generation = 0;
 /** "Draw, then step" on a software adapter (see drawgate.ts). */
@@ -106,6 +108,13 @@ async function loop() {
       if (state !== 'running') {
         state = 'running';
         postState();
+      }
+      if (startEvalPending && trainer.step === 0) {
+        startEvalPending = false;
+        // Same eval seed stream as the CLI's step-0 evaluation; it draws nothing from training's streams.
+        const ev0 = await trainer.evaluate();
+        if (gen !== generation || !runId) break;
+        post({ type: 'eval', runId, record: ev0 });
       }
       const { record, samples, eval: ev } = await trainer.trainStep();
       if (gen !== generation || !runId) break;
@@ -221,6 +230,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     trainer = t;
     if (JSON.stringify(t.config) !== JSON.stringify(config)) post({ type: 'run-config', runId: msg.runId, config: t.config });
     lastCheckpointStep = msg.checkpoint ? t.step : -1;
+    startEvalPending = !msg.checkpoint && t.step === 0;
     if (msg.checkpoint) note = `resumed from a checkpoint at step ${t.step}`;
     state = t.done ? 'done' : 'paused';
     postState();

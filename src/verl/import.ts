@@ -124,6 +124,7 @@ export function keyProblem(key: string): string | null {
   if (key.length === 0) return 'empty key';
   if (key.length > MAX_KEY_LENGTH) return `key longer than ${MAX_KEY_LENGTH} characters`;
   if (FORBIDDEN_KEYS.has(key)) return `key ${JSON.stringify(key)} is not allowed`;
+  if (RESERVED_KEYS.has(key)) return `key ${JSON.stringify(key)} is reserved for the record itself`;
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(key)) return `key ${JSON.stringify(key)} has control characters`;
   return null;

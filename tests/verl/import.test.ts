@@ -233,6 +233,12 @@ describe('hostile input', () => {
     expect(warnings(c)).toEqual(['p.csv:1: column 3: key "constructor" is not allowed; column skipped']);
   });
 
+  it('a metric named step or time_ms cannot move a record', () => {
+    const r = one('s.log', ['step:1 - actor/entropy:0.5 - step:7.000', 'step:2 - actor/entropy:0.4 - time_ms:1.000', line(3, { 'actor/entropy': 0.3 })].join('\n'));
+    expect(r.steps.map((s) => [s.step, s.time_ms])).toEqual([[3, NaN]]);
+    expect(warnings(r)).toEqual(['s.log:1: key "step" is reserved for the record itself', 's.log:2: key "time_ms" is reserved for the record itself']);
+  });
+
   it('markup in keys stays a plain string; control characters and over-long keys are refused', () => {
     const r = one('x.log', [line(1, { '<img src=x onerror=alert(1)>': 1 }), `step:2 - ${'k'.repeat(300)}:1.000`, 'step:3 - a\u0007b:1.000'].join('\n'));
     expect(r.steps[0]['<img src=x onerror=alert(1)>' as never]).toBe(1);

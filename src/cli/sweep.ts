@@ -26,6 +26,7 @@ export const RUN_FLAGS: Record<string, FlagSpec> = {
   minutes: { type: 'number', min: 0, help: 'wall-clock minutes per run (what ran is recorded; not reproducible across machines)' },
   config: { type: 'string', help: 'JSON file: a partial RunConfig merged over every preset' },
   backend: { type: 'string', help: `${BACKENDS.join('|')}, passed to train and eval (default: theirs)` },
+  'eval-backend': { type: 'string', help: `${BACKENDS.join('|')}: the precise evaluations' engine when not --backend (e.g. train on webgpu, evaluate every arm on wasm)` },
   threads: { type: 'int', min: 1, help: 'CPU engine threads, passed to train and eval (default: theirs)' },
   'eval-problems': { type: 'int', min: 1, help: 'test problems of each precise evaluation (default 256: the whole test set)' },
   'eval-k': { type: 'int', min: 1, help: 'samples per problem of each precise evaluation (default 8)' },
@@ -57,6 +58,8 @@ export function sweepOptionsFromFlags(flags: Flags, presets: string[], out: stri
     if (!('backend' in TRAIN_FLAGS) || !('backend' in EVAL_FLAGS)) throw new UsageError('--backend: train and eval of this build have no --backend flag yet');
   }
   const threads = (flags.threads as number | undefined) ?? null;
+  const evalBackend = flags['eval-backend'] === undefined ? null : String(flags['eval-backend']);
+  if (evalBackend !== null && !BACKENDS.includes(evalBackend)) throw new UsageError(`--eval-backend: expected one of ${BACKENDS.join(', ')}, got ${JSON.stringify(evalBackend)}`);
   if (threads !== null && (!('threads' in TRAIN_FLAGS) || !('threads' in EVAL_FLAGS))) throw new UsageError('--threads: train and eval of this build have no --threads flag');
   let config: RunConfigInput | null = null;
   if (flags.config !== undefined) config = readJsonFile(String(flags.config), '--config') as RunConfigInput;
@@ -70,6 +73,7 @@ export function sweepOptionsFromFlags(flags: Flags, presets: string[], out: stri
     config,
     backend,
     threads,
+    evalBackend,
     evalProblems: (flags['eval-problems'] as number | undefined) ?? 256,
     evalK: (flags['eval-k'] as number | undefined) ?? 8,
     evalTemperatures: [1, 0.6],
@@ -131,6 +135,7 @@ export async function writeSummary(
       config: o.config,
       backend: o.backend,
       threads: o.threads,
+      ...(o.evalBackend ? { evalBackend: o.evalBackend } : {}),
       evalProblems: o.evalProblems,
       evalK: o.evalK,
       evalTemperatures: o.evalTemperatures,

@@ -46,7 +46,7 @@ const show = (v: unknown) => (v === null || v === undefined ? 'default' : Array.
 /** Throws a RangeError naming what is missing when the sweeps share no preset × seed. */
 export function compareSweeps(a: Summary, b: Summary, labelA: string, labelB: string): SweepComparison {
   const differences: string[] = [];
-  for (const k of ['backend', 'threads', 'steps', 'minutes', 'config', 'evalProblems', 'evalK', 'base'] as const) {
+  for (const k of ['backend', 'evalBackend', 'threads', 'steps', 'minutes', 'config', 'evalProblems', 'evalK', 'base'] as const) {
     if (JSON.stringify(a.sweep[k]) !== JSON.stringify(b.sweep[k])) differences.push(`${k}: ${show(a.sweep[k])} → ${show(b.sweep[k])}`);
   }
   const devA = [...new Set(a.runs.map((r) => r.device).filter(Boolean))].join('; ');

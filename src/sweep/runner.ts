@@ -65,6 +65,12 @@ export interface SweepSpec {
   backend: string | null;
   /** --threads of the CPU engine passed to train and eval (a run replays bit for bit at one thread count), or null. */
   threads: number | null;
+  /**
+   * --eval-backend: the engine of the precise evaluations when it is not the training one, or
+   * null (the training backend). Comparing training on two engines, one evaluator removes a
+   * confound and spares SwiftShader's slow sampling.
+   */
+  evalBackend?: string | null;
   evalProblems: number;
   evalK: number;
   evalTemperatures: number[];
@@ -266,6 +272,7 @@ function checkSweepIdentity(o: SweepOptions): void {
     config: o.config,
     backend: o.backend,
     threads: o.threads,
+    ...(o.evalBackend ? { evalBackend: o.evalBackend } : {}),
     evalProblems: o.evalProblems,
     evalK: o.evalK,
     evalTemperatures: o.evalTemperatures,
@@ -380,7 +387,7 @@ function evalArgs(file: string, o: SweepSpec, seed: number): string[] {
     o.evalTemperatures.join(','),
     '--seed',
     String(seed),
-    ...backendArgs(o),
+    ...backendArgs(o.evalBackend ? { ...o, backend: o.evalBackend } : o),
   ];
 }
 
@@ -407,7 +414,7 @@ export function startEvalKey(run: PlannedRun, o: SweepSpec): Record<string, unkn
     k: o.evalK,
     temperatures: o.evalTemperatures,
     seed: run.seed,
-    backend: o.backend,
+    backend: o.evalBackend || o.backend,
   };
 }
 

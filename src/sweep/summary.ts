@@ -337,7 +337,7 @@ export function summaryMarkdown(s: Summary, o: { charts?: string[] } = {}): stri
   if (!s.complete) L.push(`**Partial:** ${s.runs.length} runs finished so far; the same command continues the sweep.`, '');
   const sched = s.sweep.steps !== null ? `${s.sweep.steps} steps per run` : s.sweep.minutes !== null ? `${s.sweep.minutes} minutes per run (wall clock)` : 'each preset\'s whole schedule';
   L.push(
-    `Presets ${presets.map((p) => `\`${p}\``).join(', ')} × seeds ${s.sweep.seeds.join(', ')}; ${sched}; backend ${s.sweep.backend ?? 'train\'s default'}; ` +
+    `Presets ${presets.map((p) => `\`${p}\``).join(', ')} × seeds ${s.sweep.seeds.join(', ')}; ${sched}; backend ${s.sweep.backend ?? 'train\'s default'}${s.sweep.evalBackend ? ` (precise evaluations on ${s.sweep.evalBackend})` : ''}; ` +
       `precise evaluation: ${s.sweep.evalProblems} test problems × ${k} samples at τ = ${s.sweep.evalTemperatures.map((t) => formatTemperature(t)).join(' and ')}.`,
     '',
   );

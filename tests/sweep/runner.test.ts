@@ -286,6 +286,24 @@ describe('sweep runner (fake train and eval)', () => {
     expect(errs[0]).toMatch(/--presets: .*unknown preset "lr-lo".*\(variants: x\)/);
   });
 
+  it('--eval-backend: the precise evaluations run on another engine than training, and the sweep remembers it', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'sweep-evalbackend-'));
+    const trainCalls: string[][] = [];
+    const evalCalls: string[][] = [];
+    const argv = [...args(out).map((a) => (a === 'magic-tiny,grpo-tiny' ? 'magic-tiny' : a === '3' ? '1' : a)), '--backend', 'webgpu', '--eval-backend', 'wasm'];
+    const s = await sweep(argv, () => {}, { train: fakeTrain({ calls: trainCalls }), evaluate: fakeEval({ calls: evalCalls }) });
+    expect(s.sweep.evalBackend).toBe('wasm');
+    expect(trainCalls[0].slice(-2)).toEqual(['--backend', 'webgpu']);
+    expect(evalCalls.length).toBe(2);
+    for (const c of evalCalls) expect(c.slice(-2)).toEqual(['--backend', 'wasm']);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain('backend webgpu (precise evaluations on wasm)');
+    const err = await sweep(argv.slice(0, -2), () => {}, { train: fakeTrain(), evaluate: fakeEval() }).catch((e) => e);
+    expect(err.message).toMatch(/holds a different sweep \(evalBackend: wasm there, none now\)/);
+    const errs: string[] = [];
+    expect(await main(['sweep', '--presets', 'magic-tiny', '--out', out, '--eval-backend', 'tpu'], () => {}, (e) => errs.push(e))).toBe(2);
+    expect(errs[0]).toMatch(/--eval-backend: expected one of auto, webgpu, wasm/);
+  });
+
   it('progress line', () => {
     expect(progressText({ index: 3, total: 10, preset: 'magic', seed: 102, step: 45, plannedSteps: 200, etaS: 4320 })).toBe('[sweep 3/10] magic seed 102 · step 45/200 · ETA 1 h 12 min');
     expect(formatDuration(NaN)).toBe('–');

@@ -15,7 +15,8 @@
  *   per-tag download (`Wall time,Step,Value`, the tag taken from the file name
  *   `run-…-tag-TAG.csv`), or long (`step`, `tag` | `metric` | `key` | `name`, `value` columns).
  * - JSONL: one JSON object a line with `step` and numeric keys: the lab's own `metrics.jsonl`
- *   (`type: "step" | "eval"`), or `{"step": N, "data": {…}}` records.
+ *   (`type: "step" | "eval"`), `{"step": N, "data": {…}}` records, or W&B's run history (`_step`,
+ *   `_runtime`; its other `_…` keys ignored).
  *
  * Rules, applied to the merged series:
  * - Step records hold the non-validation keys of a step, eval records the validation keys
@@ -577,11 +578,14 @@ function parseJsonlFile(file: string, text: string, sink: Sink) {
       warn(`record type ${JSON.stringify(type)} skipped (expected "step" or "eval")`);
       continue;
     }
-    if (!Object.prototype.hasOwnProperty.call(rec, 'step')) {
+    // W&B's run history (`run.scan_history()` / `history.jsonl`) names the step `_step`.
+    const stepKey = Object.prototype.hasOwnProperty.call(rec, 'step') ? 'step' : Object.prototype.hasOwnProperty.call(rec, '_step') ? '_step' : null;
+    if (stepKey === null) {
       warn('no "step"');
       continue;
     }
-    const step = typeof rec.step === 'number' ? checkStep(rec.step) : `step must be a non-negative integer, got ${JSON.stringify(rec.step)}`;
+    const rawStep = rec[stepKey];
+    const step = typeof rawStep === 'number' ? checkStep(rawStep) : `step must be a non-negative integer, got ${JSON.stringify(rawStep)}`;
     if (typeof step === 'string') {
       warn(step);
       continue;
@@ -591,6 +595,8 @@ function parseJsonlFile(file: string, text: string, sink: Sink) {
     for (const key of Object.keys(data)) {
       if (data === rec && RESERVED_KEYS.has(key)) continue;
       if (key === 'time_ms' || key === 'step') continue;
+      // W&B's own columns (_step, _runtime, _timestamp, _wandb): the clock is read below, the rest ignored.
+      if (stepKey === '_step' && key.startsWith('_')) continue;
       const v = data[key];
       const kp = keyProblem(key);
       if (kp) {
@@ -604,7 +610,8 @@ function parseJsonlFile(file: string, text: string, sink: Sink) {
         sink.notes.push(`${file}: "${key}" is not numeric (first at line ${lineNo}); ignored`);
       }
     }
-    const timeMs = typeof rec.time_ms === 'number' && Number.isFinite(rec.time_ms) ? rec.time_ms : undefined;
+    const timeMs =
+      typeof rec.time_ms === 'number' && Number.isFinite(rec.time_ms) ? rec.time_ms : stepKey === '_step' && typeof rec._runtime === 'number' && Number.isFinite(rec._runtime) ? rec._runtime * 1000 : undefined;
     if (values.size === 0 && timeMs === undefined) {
       warn('no numeric values');
       continue;

@@ -173,6 +173,17 @@ describe("the lab's own metrics.jsonl", () => {
     expect(r.notes).toEqual([]);
   });
 
+  it("accepts W&B's run history (_step, _runtime; its other _ keys ignored)", () => {
+    const r = one('history.jsonl', '{"_step": 1, "_runtime": 30.5, "_timestamp": 1717236000, "_wandb": {"runtime": 30}, "actor/entropy": 0.5}\n{"_step": 2, "_runtime": 61, "actor/entropy": 0.45, "val-core/a/acc/mean@4": 0.25}\n');
+    expect(r.steps.map((s) => [s.step, s.time_ms, s['actor/entropy']])).toEqual([
+      [1, 30500, 0.5],
+      [2, 61000, 0.45],
+    ]);
+    expect(r.evals).toEqual([{ step: 2, 'val-core/a/acc/mean@4': 0.25 }]);
+    expect(Object.keys(r.steps[0]).some((k) => k.startsWith('_'))).toBe(false);
+    expect(r.warnings).toEqual([]);
+  });
+
   it('accepts {"step", "data": {…}} records and names non-numeric keys once', () => {
     const r = one('f.jsonl', '{"step": 1, "data": {"actor/entropy": 0.5, "note": "x"}}\n{"step": 2, "data": {"actor/entropy": 0.4, "note": "y"}}\n');
     expect(r.steps.map((s) => s['actor/entropy'])).toEqual([0.5, 0.4]);

@@ -15,6 +15,7 @@ import { sweep, SWEEP_FLAGS } from './sweep';
 import { ablate, ABLATE_FLAGS } from './ablate';
 import { compare, COMPARE_FLAGS } from './compare';
 import { importVerl, IMPORT_VERL_FLAGS } from './import-verl';
+import { exportVerl, EXPORT_VERL_FLAGS } from './export-verl';
 
 const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu|wasm: WebGPU through Dawn, or the WebAssembly SIMD CPU engine)
 
@@ -27,6 +28,7 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu
   magic-lab sweep --presets A,B --seeds N [--steps N] --out DIR   presets × seeds, precise evals, summary with 95% CIs
   magic-lab ablate FINDING [--seeds N] [--steps N] | --list | --replication   one paper finding → reports/FINDING/report.md
   magic-lab compare --a DIR --b DIR [--out F.md]   two sweeps paired by seed (e.g. backends): B − A with 95% CIs
+  magic-lab export-verl (--run DIR | --preset NAME [--config F]) --out DIR   the recipe and its problems as a verl launch (parquet, reward.py, run_stageK.sh)
   magic-lab import-verl LOG [LOG…] --out RUNFILE   a verl run's console log / W&B or TensorBoard CSV / JSONL → a run file the page imports
 
 Run 'magic-lab <command> --help' for a command's flags.`;
@@ -65,6 +67,10 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
       case 'compare':
         if (rest.includes('--help')) return log(helpText('compare', 'two sweeps paired by seed', COMPARE_FLAGS)), 0;
         await compare(rest, log);
+        return 0;
+      case 'export-verl':
+        if (rest.includes('--help')) return log(helpText('export-verl', 'a lab recipe and its problems as a verl launch (docs/verl.md)', EXPORT_VERL_FLAGS)), 0;
+        await exportVerl(rest, log);
         return 0;
       case 'import-verl':
         if (rest.includes('--help')) return log(helpText('import-verl LOG [LOG…]', "a cluster run's log → a MAGIC Lab run file (docs/verl-import.md)", IMPORT_VERL_FLAGS)), 0;

@@ -30,7 +30,8 @@ export function readJsonFile(path: string, flag: string): Record<string, unknown
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('top level must be an object');
     return v;
   } catch (e) {
-    throw new UsageError(`${flag}: ${path} is not a JSON object (${(e as Error).message})`);
+    // JSON.parse quotes the text it choked on, newlines included: keep the message one line.
+    throw new UsageError(`${flag}: ${path} is not a JSON object (${(e as Error).message.replace(/\s+/g, ' ')})`);
   }
 }
 

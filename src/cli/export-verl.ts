@@ -1,0 +1,120 @@
+/**
+ * `magic-lab export-verl (--run DIR | --preset NAME [--config F] [--seed N] [--base F]) --out DIR2`:
+ * a lab recipe and its problems as a verl launch (src/verl/export.ts). Every flag, file and
+ * config field is checked before anything is written.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { CheckpointError, decodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
+import { ConfigError } from '../model/config';
+import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl/config';
+import { baseCheckpointSelection, buildExport, ExportInputError, runCheckpointSelection, writeExport, type ProblemSelection } from '../verl/export';
+import { parseFlags, UsageError, type FlagSpec } from './args';
+import { readJsonFile } from './sft';
+import { DEFAULT_BASE } from './train';
+
+export const EXPORT_VERL_FLAGS: Record<string, FlagSpec> = {
+  run: { type: 'string', help: 'a run folder (magic-lab train --out): its config and the problems it trained on' },
+  preset: { type: 'string', help: `or a preset: ${presetNames().join(', ')}` },
+  config: { type: 'string', help: 'with --preset: JSON file, a partial RunConfig merged over it' },
+  seed: { type: 'int', min: 0, help: 'with --preset: run seed (decides the problems)' },
+  base: { type: 'string', help: `with --preset: base checkpoint whose stored offline-filter result is used (default ${DEFAULT_BASE})` },
+  out: { type: 'string', help: 'output folder: train/val/test.parquet, reward.py, run_stageK.sh, NOTES.md' },
+  help: { type: 'bool', help: 'show this help' },
+};
+
+function readCheckpoint(file: string, flag: string): CheckpointContents {
+  try {
+    return decodeCheckpoint(new Uint8Array(readFileSync(file)), file);
+  } catch (e) {
+    if (e instanceof CheckpointError) throw new UsageError(`${flag}: ${e.message}`);
+    throw new UsageError(`${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+function configError<T>(flag: string, build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(`${flag}: ${e.message}`);
+    throw e;
+  }
+}
+
+interface Resolved {
+  config: RunConfig;
+  selection: ProblemSelection;
+  name: string;
+  source: string;
+}
+
+/** A run folder: its checkpoint when there is one (config + filtered pool), else its config.json. */
+function fromRun(dir: string): Resolved {
+  if (!existsSync(dir)) throw new UsageError(`--run: ${dir} does not exist`);
+  if (!statSync(dir).isDirectory()) throw new UsageError(`--run: ${dir} is not a folder`);
+  const name = basename(resolve(dir));
+  const ckFile = join(dir, 'checkpoint.mlck');
+  if (existsSync(ckFile)) {
+    try {
+      const r = runCheckpointSelection(readCheckpoint(ckFile, '--run'), ckFile);
+      return { config: r.config, selection: r.selection, name, source: `run ${dir} (checkpoint at step ${r.step})` };
+    } catch (e) {
+      if (e instanceof ExportInputError) throw new UsageError(`--run: ${e.message}`);
+      throw e;
+    }
+  }
+  const cfgFile = join(dir, 'config.json');
+  if (!existsSync(cfgFile)) throw new UsageError(`--run: ${dir} holds neither checkpoint.mlck nor config.json`);
+  const config = configError(`--run: ${cfgFile}`, () => validateRunConfig(readJsonFile(cfgFile, '--run')));
+  // No checkpoint: the filter result is only known if the default base stores it for this config.
+  return { config, selection: selectionFromBase(config, undefined), name, source: `run ${dir} (config.json; no checkpoint)` };
+}
+
+function selectionFromBase(config: RunConfig, baseFlag: string | undefined): ProblemSelection {
+  const file = baseFlag ?? DEFAULT_BASE;
+  if (!existsSync(file)) {
+    if (baseFlag) throw new UsageError(`--base: ${file} does not exist`);
+    return baseCheckpointSelection(config, null, `${file} is not here`);
+  }
+  const contents = readCheckpoint(file, '--base');
+  if (JSON.stringify(contents.model) !== JSON.stringify(config.model)) {
+    if (baseFlag) throw new UsageError(`--base: ${file} holds a different model (${JSON.stringify(contents.model)}) than the config's`);
+    // As `magic-lab train`: another model starts from random weights, whose filter result nobody stored.
+    return baseCheckpointSelection(config, null, `the config's model differs from ${file}'s, so a run starts from random weights`);
+  }
+  if (contents.meta.kind === 'magic-lab-run') throw new UsageError(`--base: ${file} is a run checkpoint; use --run with its folder`);
+  return baseCheckpointSelection(config, { file, contents }, '');
+}
+
+function fromPreset(flags: Record<string, unknown>): Resolved {
+  const name = String(flags.preset);
+  let config: RunConfig;
+  try {
+    config = getPreset(name);
+  } catch (e) {
+    throw new UsageError(`--preset: ${(e as Error).message}`);
+  }
+  if (flags.config) config = configError('--config', () => validateRunConfig(readJsonFile(String(flags.config), '--config'), config));
+  if (flags.seed !== undefined) config = configError('--seed', () => validateRunConfig({ seed: flags.seed }, config));
+  const changed = [flags.config ? `--config ${flags.config}` : '', flags.seed !== undefined ? `seed ${flags.seed}` : ''].filter(Boolean).join(', ');
+  return { config, selection: selectionFromBase(config, flags.base as string | undefined), name, source: `preset ${name}${changed ? ` (${changed})` : ''}` };
+}
+
+export async function exportVerl(argv: string[], log: (s: string) => void = console.log): Promise<void> {
+  const flags = parseFlags(argv, EXPORT_VERL_FLAGS, 'export-verl');
+  if ((flags.run === undefined) === (flags.preset === undefined)) throw new UsageError('export-verl: give exactly one of --run DIR and --preset NAME');
+  if (flags.run !== undefined) {
+    const extra = ['config', 'seed', 'base'].filter((f) => flags[f] !== undefined);
+    if (extra.length) throw new UsageError(`--run exports the run as it was: it cannot be combined with ${extra.map((f) => `--${f}`).join(', ')}`);
+  }
+  if (flags.out === undefined) throw new UsageError('export-verl: --out DIR is required');
+  const out = String(flags.out);
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out: ${out} is a file, not a folder`);
+
+  const r = flags.run !== undefined ? fromRun(String(flags.run)) : fromPreset(flags);
+  const { files, info, warnings } = buildExport(r.config, r.selection, { name: r.name, source: r.source });
+  writeExport(out, files);
+  log(`${info.filter}`);
+  for (const w of warnings) log(`warning: ${w}`);
+  log(`wrote ${out}: ${files.map((f) => f.name).join(', ')} (train ${info.rows.train}, val ${info.rows.val}, test ${info.rows.test} problems; NOTES.md says what verl does differently)`);
+}

@@ -1,0 +1,44 @@
+import { expect, test } from '@playwright/test';
+import { openLab } from './helpers';
+
+/**
+ * The page on a phone, a tablet and a laptop: nothing wider than the screen, no panel squeezed to
+ * nothing or pushed off the edge, and the run controls reachable.
+ */
+for (const [name, width, height] of [
+  ['phone', 390, 844],
+  ['tablet', 820, 1180],
+  ['laptop', 1440, 1000],
+] as const) {
+  test(`${name} ${width}×${height}: no panel clipped or squeezed, controls reachable`, async ({ page }) => {
+    await page.setViewportSize({ width, height });
+    await openLab(page, '/?preset=magic-tiny');
+    const layout = await page.evaluate(() => {
+      const box = (el: Element) => el.getBoundingClientRect();
+      return {
+        scrollWidth: document.documentElement.scrollWidth,
+        innerWidth: window.innerWidth,
+        columns: ['.left', '.centre', '.right'].map((s) => ({ s, w: box(document.querySelector(s)!).width, right: box(document.querySelector(s)!).right })),
+        panels: [...document.querySelectorAll('.panel')].filter((p) => (p as HTMLElement).offsetParent !== null).map((p) => ({ w: box(p).width, left: box(p).left, right: box(p).right })),
+      };
+    });
+    expect(layout.scrollWidth, 'page wider than the screen').toBeLessThanOrEqual(layout.innerWidth);
+    for (const c of layout.columns) {
+      expect(c.w, `${c.s} width`).toBeGreaterThan(Math.min(240, width * 0.6));
+      expect(c.right, `${c.s} right edge`).toBeLessThanOrEqual(width + 0.5);
+    }
+    expect(layout.panels.length).toBeGreaterThan(3);
+    for (const p of layout.panels) {
+      expect(p.left).toBeGreaterThanOrEqual(-0.5);
+      expect(p.right).toBeLessThanOrEqual(width + 0.5);
+      expect(p.w).toBeGreaterThan(200);
+    }
+    // The centre column (charts) gets most of a phone's width.
+    if (width < 760) expect(layout.columns[1].w).toBeGreaterThan(width * 0.9);
+    await page.getByTestId('step').scrollIntoViewIfNeeded();
+    await page.getByTestId('step').click();
+    await expect(page.getByTestId('step-counter')).toHaveText('1', { timeout: 60_000 });
+    await page.getByTestId('chart-entropy').scrollIntoViewIfNeeded();
+    await expect(page.getByTestId('chart-entropy')).toBeInViewport();
+  });
+}

@@ -335,14 +335,14 @@ export function recipeGaps(cfg: RunConfig): RecipeGap[] {
     g(
       ['data.offlineFilter'],
       BOTH,
-      `The offline filter (N = ${cfg.data.offlineFilter.samples}) dropped the problems the lab's base policy solved 0/N or N/N; your LLM finds other problems easy. To filter for it, export with the filter off (\`--config\` with {"data":{"offlineFilter":{"enabled":false}}}), sample N responses per train.parquet prompt at τ = 1 (a validation-only run: \`trainer.val_only=True data.val_files=…/train.parquet ${R}.val_kwargs.n=N ${R}.val_kwargs.temperature=1.0 trainer.validation_data_dir=DIR\` writes every score), and drop the prompts solved 0/N or N/N.`,
+      `The offline filter (N = ${cfg.data.offlineFilter.samples}) keeps the problems a starting policy solves sometimes but not always; whatever train.parquet holds (see Files) was decided by the lab's policy, and your LLM finds other problems easy. To filter for it, export with the filter off (\`--config\` with {"data":{"offlineFilter":{"enabled":false}}}), sample N responses per train.parquet prompt at τ = 1 (a validation-only run: \`trainer.val_only=True data.val_files=…/train.parquet ${R}.val_kwargs.n=N ${R}.val_kwargs.temperature=1.0 trainer.validation_data_dir=DIR\` writes every score), and drop the prompts solved 0/N or N/N.`,
     );
   }
   if (cfg.data.onlineFilter) {
     g(
       ['data.onlineFilter'],
       BOTH,
-      'The online filter (at each stage start, drop the prompts solved in every rollout of the previous stage) is not in verl. Upstream: add `trainer.rollout_data_dir=DIR` to dump every rollout with its score; the fork: its scripts record per-prompt solve rates under trainer.stats_path (emitted). Before run_stage2.sh, remove from train.parquet the prompts (extra_info.index) whose rollouts all scored 1.',
+      'The online filter (at each stage start, drop the prompts solved in every rollout of the previous stage) is not in verl. Upstream: add `trainer.rollout_data_dir=DIR` to dump every rollout with its prompt and score; the fork records per-prompt solve rates under trainer.stats_path (emitted). Before the next stage, remove from train.parquet the prompts whose rollouts in this stage all scored 1 (match them by prompt text; extra_info holds the lab\'s prompt and id).',
     );
   } else g(['data.onlineFilter'], UP, 'data.onlineFilter off: verl keeps every prompt too, the same.');
   const hasConvergence = plans.some((p) => p.convergence);
@@ -380,8 +380,8 @@ export function recipeGaps(cfg: RunConfig): RecipeGap[] {
   if (!plans.every((p) => p.stage.batchPrompts % cfg.update.miniBatches === 0)) {
     g(['update.miniBatches'], BOTH, `D_R is not a multiple of update.miniBatches (${cfg.update.miniBatches}): ppo_mini_batch_size is rounded down, so a step may take one optimizer step more.`);
   }
-  if (cfg.update.miniBatches > 1 || cfg.rejection.mode !== 'off') {
-    g(['update.miniBatches'], BOTH, `The lab cuts the kept responses into exactly ${cfg.update.miniBatches} mini-batch(es) per epoch whatever rejection keeps; verl cuts fixed mini-batches of ppo_mini_batch_size prompts, so after rejection a step may take fewer optimizer steps.`);
+  if (cfg.update.miniBatches > 1 && cfg.rejection.mode !== 'off') {
+    g(['update.miniBatches'], FORK, `The lab cuts the kept responses into exactly ${cfg.update.miniBatches} mini-batches per epoch whatever rejection keeps; the fork cuts fixed mini-batches of ppo_mini_batch_size prompts, so after rejection a step may take fewer optimizer steps.`);
   }
   const temps = cfg.eval.temperatures;
   if (temps.length > 1) g(['eval.temperatures'], UP, `Upstream validates at one temperature (val_kwargs.temperature = ${temps[0]}). For ${temps.slice(1).join(', ')}, run a validation-only launch on a saved checkpoint: \`bash run_stageK.sh trainer.val_only=True ${R}.val_kwargs.temperature=${temps[1]}\`.`);

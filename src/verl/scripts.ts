@@ -100,12 +100,18 @@ function scaleTable(cfg: RunConfig): string[] {
   const rows: [string, string, string, string][] = [
     ['update.lr', String(cfg.update.lr), '1e-6', `${A}.optim.lr=1e-6`],
     ['rollout.batchPrompts × groupSize', `${plans[0].stage.batchPrompts} × ${plans[0].stage.groupSize}`, '256 × 16', 'data.train_batch_size=256 actor_rollout_ref.rollout.n=16'],
-    ['stages[].maxResponseLength', plans.map((p) => p.stage.maxResponseLength).join(' → '), '8192 → 16384 → 32768 tokens', 'data.max_response_length=8192 (and PPO_MAX_TOKEN_LEN_PER_GPU above prompt + response)'],
+    ['stages[].maxResponseLength', plans.map((p) => p.stage.maxResponseLength).join(' → '), '8192 → 16384 → 32768 tokens', 'data.max_response_length=8192'],
     ['loss.entropy.target', String(e.target), '0.2', `${A}.adaptive_entropy.target_entropy=0.2`],
     ['loss.entropy.delta', String(e.delta), '1e-4 (scripts; 0.005 in the text)', `${A}.adaptive_entropy.delta_ent_coef=1e-4`],
     ['loss.entropy.cMax / c0', `${e.cMax} / ${e.c0}`, '5e-3 / 0', `${A}.adaptive_entropy.max_ent_coef=5e-3 ${A}.entropy_coeff=0`],
   ];
-  return ['| field | this export | paper (7B) | override |', '| --- | --- | --- | --- |', ...rows.map(([f, lab, paper, ov]) => `| \`${f}\` | ${lab} | ${paper} | \`${ov}\` |`)];
+  return [
+    '| field | this export | paper (7B) | override |',
+    '| --- | --- | --- | --- |',
+    ...rows.map(([f, lab, paper, ov]) => `| \`${f}\` | ${lab} | ${paper} | \`${ov}\` |`),
+    '',
+    'Longer responses also need PPO_MAX_TOKEN_LEN_PER_GPU of at least prompt + response length.',
+  ];
 }
 
 export function notesMarkdown(cfg: RunConfig, info: ExportInfo): string {
@@ -118,7 +124,7 @@ export function notesMarkdown(cfg: RunConfig, info: ExportInfo): string {
     `# "${info.name}" on verl`,
     '',
     `Exported by \`magic-lab export-verl\` from ${info.source}. verl: volcengine/verl v0.7.0 (f9c855f), or Skywork-OR1's fork`,
-    '(SkyworkAI/Skywork-OR1 @64e96af) with VERL_FLAVOR=skywork-or1. Every key was checked against their `ppo_trainer.yaml`.',
+    '(SkyworkAI/Skywork-OR1 @64e96af) with VERL_FLAVOR=skywork-or1; the lab\'s tests check every key against their `ppo_trainer.yaml`.',
     '',
     '## Files',
     '',

@@ -72,6 +72,11 @@ test('pause, resume, and a live edit of a future stage', async ({ page }) => {
 
   // Stage 2 shrinks from 30 to 3 steps while the run is live; stage 1 is the current one.
   await expect(page.getByTestId('stage-0')).toContainText('now');
+  // The current stage keeps its place: it cannot be removed or moved, and stage 2 cannot move before it.
+  await expect(page.getByTestId('stage-0-remove')).toBeDisabled();
+  await expect(page.getByTestId('stage-0-down')).toBeDisabled();
+  await expect(page.getByTestId('stage-1-up')).toBeDisabled();
+  await expect(page.getByTestId('stage-0-steps')).toBeEnabled();
   await page.getByTestId('stage-1-steps').fill('3');
   await expect(page.getByTestId('timeline-stage-1')).toContainText('3 steps');
   await expect(page).toHaveURL(/stages=/);

@@ -3,7 +3,11 @@ import { editStages } from '../lab';
 import { isLive, useLab } from '../store';
 import { StageRow } from './StageRow';
 
-/** Add / remove / reorder stages. While a run is live, finished stages are locked and edits to the others apply at once. */
+/**
+ * Add / remove / reorder stages. While a run is live, finished stages are locked; the current one
+ * can still be edited (e.g. given more steps) but not removed or moved, and nothing can move
+ * before it — either would rewrite where the run has been. Edits apply at the next step.
+ */
 export function StageEditor() {
   const stages = useLab((s) => s.draft.stages);
   const live = useLab((s) => isLive(s.runState));
@@ -21,10 +25,12 @@ export function StageEditor() {
           count={stages.length}
           locked={i < lockedBefore}
           current={live && i === current}
+          pinned={live && i <= current}
+          abovePinned={live && i - 1 <= current}
           onChange={(ns) => update(stages.map((x, j) => (j === i ? ns : x)))}
           onMove={(d) => {
             const j = i + d;
-            if (j < lockedBefore || j >= stages.length) return;
+            if (j < lockedBefore || (live && Math.min(i, j) <= current) || j >= stages.length) return;
             const next = stages.slice();
             [next[i], next[j]] = [next[j], next[i]];
             update(next);

@@ -8,13 +8,17 @@ interface Props {
   /** Finished stages of the live run cannot change. */
   locked: boolean;
   current: boolean;
+  /** The stage cannot be removed, and nothing can move before it: the run has already reached it (its history). */
+  pinned: boolean;
+  /** The stage above is pinned, so this one cannot move earlier. */
+  abovePinned: boolean;
   onChange(s: StageConfig): void;
   onMove(delta: -1 | 1): void;
   onRemove(): void;
 }
 
 /** One stage: max response length, fixed steps or convergence rule, D_R, G, τ (empty = rollout default). */
-export function StageRow({ index, stage, count, locked, current, onChange, onMove, onRemove }: Props) {
+export function StageRow({ index, stage, count, locked, current, pinned, abovePinned, onChange, onMove, onRemove }: Props) {
   const t = (k: string) => `stage-${index}-${k}`;
   const set = (patch: Partial<StageConfig>) => onChange({ ...stage, ...patch });
   const conv = stage.convergence;
@@ -25,13 +29,13 @@ export function StageRow({ index, stage, count, locked, current, onChange, onMov
         {current && <span className="tag">now</span>}
         {locked && <span className="tag done">done</span>}
         <span className="spacer" />
-        <button className="icon" data-testid={t('up')} disabled={locked || index === 0} onClick={() => onMove(-1)} title="Move earlier">
+        <button className="icon" data-testid={t('up')} disabled={pinned || abovePinned || index === 0} onClick={() => onMove(-1)} title="Move earlier">
           ↑
         </button>
-        <button className="icon" data-testid={t('down')} disabled={locked || index === count - 1} onClick={() => onMove(1)} title="Move later">
+        <button className="icon" data-testid={t('down')} disabled={pinned || index === count - 1} onClick={() => onMove(1)} title="Move later">
           ↓
         </button>
-        <button className="icon" data-testid={t('remove')} disabled={locked || count === 1} onClick={onRemove} title="Remove this stage">
+        <button className="icon" data-testid={t('remove')} disabled={pinned || count === 1} onClick={onRemove} title="Remove this stage">
           ✕
         </button>
       </div>

@@ -110,8 +110,12 @@ test('checkpoints: save, download, reload the page, load and continue the run', 
   await expect(row.getByTestId('run-resume')).toHaveText(`resume @${saved}`);
   await row.getByTestId('run-name').click();
   await expect(page.getByTestId('chart-entropy')).toHaveAttribute('data-points', String(saved), { timeout: 10_000 });
+  // Another preset in the editor: resuming shows (and edits) the run's own preset and config.
+  await page.getByTestId('preset').selectOption('grpo-tiny');
   await page.getByTestId('checkpoint-load').click();
   await waitForState(page, 'paused');
+  await expect(page.getByTestId('preset')).toHaveValue('magic-tiny');
+  await expect(page.getByTestId('stage-0-steps')).toHaveValue('30');
   await expect(page.getByTestId('step-counter')).toHaveText(String(saved));
   await expect(page.getByTestId('status-message')).toContainText(`resumed from a checkpoint at step ${saved}`);
   await page.getByTestId('step').click();
@@ -127,6 +131,7 @@ test('checkpoints: save, download, reload the page, load and continue the run', 
   await expect(page.getByTestId('step-counter')).toHaveText(String(saved));
   const uploaded = page.getByTestId('run-row').first();
   await expect(uploaded.getByTestId('run-name')).toContainText('(uploaded)');
+  await expect(page.getByTestId('field-seed')).toHaveValue('1'); // the editor shows the checkpoint's config too
   const exported = page.waitForEvent('download');
   await uploaded.getByTestId('run-export-jsonl').click();
   const header = JSON.parse(readFileSync(await (await exported).path(), 'utf8').split('\n')[0]);

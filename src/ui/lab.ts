@@ -73,10 +73,12 @@ function onMessage(m: FromWorker) {
       break;
     }
     case 'run-config':
-      // A checkpoint's own config replaces the editor's in the run record (charts, export, resume).
+      // A checkpoint's own config replaces the editor's in the run record (charts, export, resume),
+      // and in the editor while that run is the live one: edits must apply to what it runs.
       if (s.runs[m.runId]) {
         s.patchRun(m.runId, { config: m.config });
         persistRun(m.runId, true);
+        if (s.liveRunId === m.runId) showRunSetup(s.runs[m.runId].preset, m.config);
       }
       break;
     case 'metrics':
@@ -269,6 +271,11 @@ export function saveCheckpoint() {
   send({ type: 'save-checkpoint' });
 }
 
+/** The editor shows (and edits) a run's own preset and config, not whatever was selected before. */
+function showRunSetup(preset: string, config: RunConfig) {
+  get().loadSetup(presetNames().includes(preset) ? preset : get().preset, config);
+}
+
 /** Resumes a run from its last checkpoint kept in this browser (paused; Play continues it). */
 export async function resumeRun(runId: string) {
   const s = get();
@@ -282,6 +289,7 @@ export async function resumeRun(runId: string) {
   s.patchRun(runId, { done: false });
   persistRun(runId, true);
   s.setLiveState({ runId, state: 'starting', step: ck.step, stage: s.stage });
+  showRunSetup(run.preset, run.config);
   send({ type: 'start', runId, config: run.config, checkpoint: ck.bytes.slice(0), paused: true });
 }
 

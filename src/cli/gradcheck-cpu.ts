@@ -9,14 +9,12 @@ import { writeAdamW, writeGrpoOptions, writeSampler } from '../cpu/blocks';
 import { attentionScratchBytes, normPartialBytes, ProgramBuilder, samplerScratchBytes } from '../cpu/program';
 import type { CpuRuntime } from '../cpu/runtime';
 import { maxRelError, relErr, rms } from '../gpu/check';
-import { layoutParams, validateModelConfig } from '../model/config';
 import type { CpuPolicy, WasmBackend } from '../model/cpu-policy';
-import type { UpdateBatch } from '../model/engine';
-import { initParams } from '../model/init';
-import { nextTokenTargets, referenceForward, referencePolicyLoss, referenceTrainStep } from '../model/reference/model';
+import { referenceForward, referencePolicyLoss, referenceTrainStep } from '../model/reference/model';
 import * as ref from '../model/reference/ops';
 import { sampleStep } from '../model/reference/sampling';
-import { Rng } from '../util/rng';
+import type { Rng } from '../util/rng';
+import { MODEL_CHECK, modelCheckSetup } from './gradcheck-model';
 
 /** One check: returns its error (Infinity for NaN or a short output); `tol` overrides the kernel tolerance. */
 export interface CpuCheck {
@@ -318,40 +316,8 @@ function kernelChecks(rt: CpuRuntime): CpuCheck[] {
 
 /** The whole CpuPolicy: logits, every parameter gradient, three AdamW steps (tolerance 1e-3: errors compound through layers in f32). */
 function modelChecks(backend: WasmBackend): CpuCheck[] {
-  const cfg = validateModelConfig({ vocabSize: 13, contextLength: 11, nLayers: 2, dModel: 12, nHeads: 3, mlpRatio: 3, norm: 'rmsnorm', tiedEmbeddings: true });
-  const [B, T, tau] = [3, 9, 0.9];
-  const lossOpts = { epsLow: 0.2, epsHigh: 0.28, dualClip: 3, entCoef: 0.05, klCoef: 0.1, klType: 'k3' as const };
-  const adamwOpts = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-6, weightDecay: 0.1, maxGradNorm: 1 };
-  const setup = (rng: Rng) => {
-    const layout = layoutParams(cfg);
-    const p32 = initParams(cfg, rng.nextU32());
-    for (const t of layout.tensors) for (let i = 0; i < t.size; i++) p32[t.offset + i] += 0.2 * rng.normal();
-    const tokens = Int32Array.from({ length: B * T }, () => rng.int(0, cfg.vocabSize - 1));
-    const mask = Float64Array.from({ length: B * T }, (_, i) => (i % T >= 2 && i % T < T - 1 ? 1 : 0));
-    const count = mask.reduce((a, b) => a + b, 0);
-    const f32 = (a: Float64Array) => Float64Array.from(Float32Array.from(a));
-    const inputs = {
-      oldLogp: f32(Float64Array.from({ length: B * T }, () => -2.5 + 0.3 * rng.normal())),
-      refLogp: f32(Float64Array.from({ length: B * T }, () => -2.5 + 0.3 * rng.normal())),
-      advantages: f32(Float64Array.from({ length: B * T }, (_, i) => [1, -0.5, 0.7][Math.floor(i / T)])),
-      weights: f32(mask.map((x) => x / count)),
-      mask,
-    };
-    const targets = nextTokenTargets(tokens, B, T);
-    const batch: UpdateBatch = {
-      rows: B,
-      T,
-      temperature: tau,
-      tokens: Uint32Array.from(tokens),
-      targets: Uint32Array.from(targets),
-      mask: Float32Array.from(mask),
-      weights: Float32Array.from(inputs.weights),
-      advantages: Float32Array.from(inputs.advantages),
-      oldLogp: Float32Array.from(inputs.oldLogp),
-      refLogp: Float32Array.from(inputs.refLogp),
-    };
-    return { p32, tokens, inputs, batch };
-  };
+  const { cfg, B, T, tau, lossOpts, adamwOpts } = MODEL_CHECK;
+  const setup = modelCheckSetup;
   const open = async (p32: Float32Array) => {
     const pol = (await backend.createPolicy(cfg, 'gradcheck')) as CpuPolicy;
     pol.setParams(p32);

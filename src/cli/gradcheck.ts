@@ -14,12 +14,11 @@ import { attentionBackward, attentionForward } from '../gpu/kernels/attention';
 import { grpoLoss, grpoLossScratchFloats, logSoftmaxEntropyBackward, logSoftmaxEntropyForward } from '../gpu/kernels/loss';
 import { adamw, gradNorm, gradNormScratchFloats } from '../gpu/kernels/optimizer';
 import * as ref from '../model/reference/ops';
-import { nextTokenTargets, referencePolicyLoss, referenceTrainStep } from '../model/reference/model';
-import { layoutParams, validateModelConfig } from '../model/config';
-import { initParams } from '../model/init';
+import { referencePolicyLoss, referenceTrainStep } from '../model/reference/model';
 import { GpuPolicy } from '../model/policy';
 import { buildPolicyStep } from '../model/step';
 import { Rng } from '../util/rng';
+import { MODEL_CHECK, modelCheckSetup } from './gradcheck-model';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { parseBackendChoice, THREADS_FLAG } from './backend';
 import { resolveBackend } from '../model/engine';
@@ -277,26 +276,8 @@ function kernelChecks(): Check[] {
 
 /** The whole policy: every parameter gradient, then three AdamW steps. Tolerance 1e-3: errors compound through layers in f32. */
 function modelChecks(): Check[] {
-  const cfg = validateModelConfig({ vocabSize: 13, contextLength: 11, nLayers: 2, dModel: 12, nHeads: 3, mlpRatio: 3, norm: 'rmsnorm', tiedEmbeddings: true });
-  const [B, T, tau] = [3, 9, 0.9];
-  const lossOpts = { epsLow: 0.2, epsHigh: 0.28, dualClip: 3, entCoef: 0.05, klCoef: 0.1, klType: 'k3' as const };
-  const adamwOpts = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-6, weightDecay: 0.1, maxGradNorm: 1 };
-  const setup = (rng: Rng) => {
-    const layout = layoutParams(cfg);
-    const p32 = initParams(cfg, rng.nextU32());
-    for (const t of layout.tensors) for (let i = 0; i < t.size; i++) p32[t.offset + i] += 0.2 * rng.normal();
-    const tokens = Int32Array.from({ length: B * T }, () => rng.int(0, cfg.vocabSize - 1));
-    const mask = Float64Array.from({ length: B * T }, (_, i) => (i % T >= 2 && i % T < T - 1 ? 1 : 0));
-    const count = mask.reduce((a, b) => a + b, 0);
-    const inputs = {
-      oldLogp: Float64Array.from({ length: B * T }, () => -2.5 + 0.3 * rng.normal()),
-      refLogp: Float64Array.from({ length: B * T }, () => -2.5 + 0.3 * rng.normal()),
-      advantages: Float64Array.from({ length: B * T }, (_, i) => [1, -0.5, 0.7][Math.floor(i / T)]),
-      weights: mask.map((m) => m / count),
-      mask,
-    };
-    return { p32, tokens, targets: nextTokenTargets(tokens, B, T), inputs };
-  };
+  const { cfg, B, T, tau, lossOpts, adamwOpts } = MODEL_CHECK;
+  const setup = modelCheckSetup;
   const gpuStep = async (rt: GpuRuntime, s: ReturnType<typeof setup>) => {
     const policy = new GpuPolicy(rt, cfg, 'gradcheck');
     policy.setParams(s.p32);

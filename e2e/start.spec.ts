@@ -13,6 +13,7 @@ test('npm start: the page gets the device, Play trains, the charts draw', async 
   await waitForState(page, 'done');
   await expect(page.getByTestId('step-counter')).toHaveText('4');
   await expect(page.getByTestId('chart-entropy')).toHaveAttribute('data-points', '4', { timeout: 10_000 });
-  await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '4');
+  // Rows of the reward chart: steps 1–4 and the held-out evaluation of the start weights at step 0.
+  await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '5');
   expect(errors).toEqual([]);
 });

@@ -254,7 +254,8 @@ const TINY_OVERLAY: RunConfigInput = {
 type Rec = Record<string, unknown>;
 const isObj = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const describe = (v: unknown): string => (v === undefined ? 'nothing' : typeof v === 'number' ? String(v) : JSON.stringify(v));
+// NaN is what an emptied number field in the page reports: say so, not "got NaN".
+const describe = (v: unknown): string => (v === undefined ? 'nothing' : typeof v === 'number' ? (Number.isNaN(v) ? 'an empty field' : String(v)) : JSON.stringify(v));
 
 function clone<T>(v: T): T {
   if (Array.isArray(v)) return v.map(clone) as T;

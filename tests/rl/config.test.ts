@@ -70,6 +70,7 @@ describe('validateRunConfig', () => {
 
   const bad: [string, unknown, string, RegExp][] = [
     ['negative epsLow', { loss: { epsLow: -1 } }, 'loss.epsLow', /^loss\.epsLow: must be in \[0, 1\), got -1$/],
+    ['an emptied number field (the page reports NaN)', { update: { lr: NaN } }, 'update.lr', /got an empty field$/],
     ['unknown nested field', { loss: { epsilonLow: 0.2 } }, 'loss.epsilonLow', /unknown field/],
     ['unknown top-level field', { bogus: 1 }, 'bogus', /unknown field/],
     // Names of Object.prototype members are not fields (a plain `in` check would have taken them).

@@ -181,7 +181,7 @@ describe('the values follow the config', () => {
       [`${A}.clip_ratio`]: '0.2',
       [`${A}.entropy_coeff`]: '1',
       [`${A}.adaptive_entropy.enabled`]: 'True',
-      [`${A}.adaptive_entropy.target_entropy`]: '0.15',
+      [`${A}.adaptive_entropy.target_entropy`]: String(getPreset('magic').loss.entropy.target),
       [`${A}.adaptive_entropy.delta_ent_coef`]: '0.005',
       [`${A}.adaptive_entropy.min_ent_coef`]: '0',
       [`${A}.adaptive_entropy.max_ent_coef`]: '2',

@@ -3,7 +3,7 @@
  * sweep summary), and REPLICATION.md assembled from the reports present — generated text only,
  * every number read from a report.json.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { checkMetrics, FINDINGS, type Finding, type FindingResult } from './findings';
 import { formatValue, metricDef, unitSuffix } from './run-metrics';
@@ -167,6 +167,16 @@ export function replicationMarkdown(reportsDir: string, outFile: string): string
       'How the sweeps, statistics and standard errors work: docs/sweeps.md.',
     '',
   );
+  // Reports kept from earlier recipes (reports/recipe-*/REPLICATION.md): the current presets differ from theirs.
+  const earlier = existsSync(reportsDir)
+    ? readdirSync(reportsDir)
+        .filter((d) => /^recipe-/.test(d) && existsSync(join(reportsDir, d, 'REPLICATION.md')))
+        .sort()
+    : [];
+  if (earlier.length) {
+    const links = earlier.map((d) => `[${d}](${relative(dirname(outFile), join(reportsDir, d, 'REPLICATION.md'))})`).join(', ');
+    L.push(`Findings measured under earlier defaults of the presets, kept as they were: ${links} (each folder's README says what differed).`, '');
+  }
   const rows: string[] = ['| finding | verdict | seeds | schedule |', '| --- | --- | --- | --- |'];
   const sections: string[] = [];
   for (const f of FINDINGS) {

@@ -180,8 +180,12 @@ describe('sweep runner (fake train and eval)', () => {
     expect(index.entries.map((e: { name: string }) => e.name)).toEqual(['magic-vs-grpo', 'rejection']);
     // REPLICATION.md from the two reports; the other findings are "not run yet".
     const repl = join(root, 'REPLICATION.md');
+    // Findings kept from an earlier recipe are linked, not mixed in.
+    mkdirSync(join(reports, 'recipe-v0'), { recursive: true });
+    writeFileSync(join(reports, 'recipe-v0', 'REPLICATION.md'), '# old\n');
     await ablate(['--replication', '--reports', reports, '--out', repl], () => {});
     const text = readFileSync(repl, 'utf8');
+    expect(text).toContain('kept as they were: [recipe-v0](reports/recipe-v0/REPLICATION.md)');
     expect(text).toMatch(/\| \[MAGIC vs vanilla GRPO\]\(#magic-vs-grpo\) \| \w+ \| 3 \| 4 steps \|/);
     expect(text.match(/not run yet/gi)!.length).toBe(7 * 2);
     expect(text).toContain('Its central lesson: premature entropy collapse hurts');

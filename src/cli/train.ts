@@ -82,6 +82,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
   const backendChoice = parseBackendChoice(flags.backend);
   let config: RunConfig;
   let checkpoint: Uint8Array | undefined;
+  let checkpointName: string | undefined;
   let out: string;
   const resume = flags.resume as string | undefined;
   if (resume) {
@@ -89,6 +90,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     const file = join(resume, 'checkpoint.mlck');
     if (!existsSync(file)) throw new UsageError(`--resume: ${file} does not exist`);
     checkpoint = new Uint8Array(readFileSync(file));
+    checkpointName = file;
     const meta = decodeCheckpoint(checkpoint, file).meta;
     if (meta.kind !== 'magic-lab-run') throw new UsageError(`--resume: ${file} is not a run checkpoint`);
     config = validateRunConfig(meta.config);
@@ -114,7 +116,12 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     if (existsSync(baseFile)) {
       const bytes = new Uint8Array(readFileSync(baseFile));
       const c = decodeCheckpoint(bytes, baseFile);
-      if (JSON.stringify(c.model) === JSON.stringify(config.model)) checkpoint = bytes;
+      // A run checkpoint would bring its own config, seed and step along: that is --resume, not a base.
+      if (c.meta.kind === 'magic-lab-run') throw new UsageError(`--base: ${baseFile} is a run checkpoint (step ${(c.meta.state as { step?: unknown } | undefined)?.step ?? '?'}); continue that run with --resume DIR, or give base weights`);
+      if (JSON.stringify(c.model) === JSON.stringify(config.model)) {
+        checkpoint = bytes;
+        checkpointName = baseFile;
+      }
       else if (base) throw new UsageError(`--base: ${baseFile} holds a different model (${JSON.stringify(c.model)}) than the config's`);
     } else if (base) {
       throw new UsageError(`--base: ${base} does not exist`);
@@ -131,7 +138,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
 
   const backend = await acquireBackend(backendChoice, { threads: flags.threads as number | undefined });
   try {
-    const trainer = await MagicTrainer.create(backend, config, { checkpoint, onProgress: (m) => log(m) });
+    const trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m) });
     mkdirSync(out, { recursive: true });
     const metricsFile = join(out, 'metrics.jsonl');
     const samplesFile = join(out, 'samples.jsonl');

@@ -12,7 +12,7 @@
  * replays exactly on the same backend and adapter, and `saveCheckpoint` / resume continues it as if it
  * had never stopped. Used by the CLI (Node) and by the browser Worker alike.
  */
-import { crc32Label, decodeCheckpoint, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
+import { CheckpointError, crc32Label, decodeCheckpoint, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
 import { initParams } from '../model/init';
 import type { AdamWOptions, Backend, GrpoLossOptions, PolicyEngine, StepStats, UpdateBatch } from '../model/engine';
 import { maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
@@ -77,6 +77,8 @@ export interface TrainerInit {
   checkpoint?: Uint8Array;
   /** Called with progress text during long set-up work (offline filter). */
   onProgress?: (message: string) => void;
+  /** Names the checkpoint in errors (a file path); default "checkpoint". */
+  checkpointName?: string;
 }
 
 /** Sequences per generation call: the largest rollout batch of any stage, so one decode plan serves all. */
@@ -125,6 +127,28 @@ export function storedOfflineCorrect(meta: Record<string, unknown>, key: string,
   return stored.correct as number[];
 }
 
+/**
+ * A run checkpoint's state, checked before anything uses it: a tampered or truncated state must be
+ * one clear error naming the field, not a garbled run (or a resume that cuts the journal to nothing).
+ */
+export function checkRunState(st: TrainerState, ckpt: CheckpointContents, trainSize: number, source = 'checkpoint'): void {
+  const bad = (field: string, what: string) => new CheckpointError(source, `run state ${field} ${what}`);
+  const isCount = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+  if (typeof st !== 'object' || st === null) throw bad('', 'is missing');
+  for (const k of ['step', 'adamStep', 'epoch', 'position', 'stageStarted'] as const) {
+    if (!isCount(st[k])) throw bad(k, `must be a non-negative integer, got ${JSON.stringify(st[k])}`);
+  }
+  if (!Array.isArray(st.pool) || st.pool.some((i) => !isCount(i) || i >= trainSize)) throw bad('pool', `must list training-prompt indices below ${trainSize}`);
+  if (st.position > st.pool.length) throw bad('position', `(${st.position}) is past the pool (${st.pool.length} prompts)`);
+  if (!Array.isArray(st.scoreHistory) || st.scoreHistory.length !== st.step) throw bad('scoreHistory', `must hold one score per step (${st.step}), got ${Array.isArray(st.scoreHistory) ? st.scoreHistory.length : 'none'}`);
+  for (const k of ['attempts', 'solves'] as const) {
+    if (!Array.isArray(st[k]) || st[k].length !== trainSize || st[k].some((v) => !isCount(v))) throw bad(k, `must hold a count per training prompt (${trainSize})`);
+  }
+  if (typeof st.elapsedMs !== 'number' || !(st.elapsedMs >= 0)) throw bad('elapsedMs', `must be a non-negative number, got ${JSON.stringify(st.elapsedMs)}`);
+  // A fresh Adam on a resumed run is a different optimizer: refuse rather than continue silently.
+  if (st.adamStep > 0 && !ckpt.adam) throw new CheckpointError(source, `a run at optimizer step ${st.adamStep} without its AdamW moments (adam.m / adam.v): resuming it would restart Adam from zero`);
+}
+
 export class MagicTrainer {
   private order: number[] = [];
   private constructor(
@@ -168,13 +192,15 @@ export class MagicTrainer {
 
   static async create(backend: Backend, config: RunConfig, init: TrainerInit = {}): Promise<MagicTrainer> {
     let cfg = validateRunConfig(config);
-    let ckpt: CheckpointContents | null = init.checkpoint ? decodeCheckpoint(init.checkpoint, 'checkpoint') : null;
+    const source = init.checkpointName ?? 'checkpoint';
+    let ckpt: CheckpointContents | null = init.checkpoint ? decodeCheckpoint(init.checkpoint, source) : null;
     const resumeState = ckpt?.meta.kind === 'magic-lab-run' ? (ckpt.meta.state as TrainerState) : null;
     if (resumeState) cfg = validateRunConfig(ckpt!.meta.config);
     if (ckpt && JSON.stringify(ckpt.model) !== JSON.stringify(cfg.model)) {
       throw new Error(`checkpoint: its model ${JSON.stringify(ckpt.model)} does not match model ${JSON.stringify(cfg.model)} of the config`);
     }
     const data = buildRunDataset(cfg);
+    if (resumeState) checkRunState(resumeState, ckpt!, data.train.length, source);
     const policy = await backend.createPolicy(cfg.model, 'actor');
     const start = ckpt?.params ?? initParams(cfg.model, batchSeed(cfg.seed, STREAM.init));
     policy.setParams(start);

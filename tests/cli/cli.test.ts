@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
-import { crc32Label } from '../../src/model/checkpoint';
+import { crc32Label, decodeCheckpoint, encodeCheckpoint } from '../../src/model/checkpoint';
 
 async function run(...argv: string[]) {
   const out: string[] = [];
@@ -124,6 +124,37 @@ describe('magic-lab train / eval / data', () => {
       expect(r.err).toMatch(new RegExp(`diverged\\.mlck: tensor ${header.tensors[1].name} holds a non-finite value \\(Infinity at element 0\\)`));
     }
     expect(existsSync(join(dir, 'run'))).toBe(false);
+  });
+
+  it('a run checkpoint is checked before it is used: --base refuses it, a tampered state or missing AdamW moments refuse --resume (exit 2, one line)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'magic-state-'));
+    const runDir = join(dir, 'run');
+    // From the tiny base, so the first steps earn rewards and take optimizer steps (AdamW moments matter).
+    expect((await run('train', '--preset', 'magic-tiny', '--base', 'public/checkpoints/base-tiny.mlck', '--steps', '2', '--out', runDir, '--quiet')).code).toBe(0);
+    const ckFile = join(runDir, 'checkpoint.mlck');
+    expect((decodeCheckpoint(new Uint8Array(readFileSync(ckFile))).meta.state as { adamStep: number }).adamStep).toBeGreaterThan(0);
+    const asBase = await run('train', '--preset', 'magic-tiny', '--base', ckFile, '--out', join(dir, 'other'), '--quiet');
+    expect(asBase.code).toBe(2);
+    expect(asBase.err).toMatch(/--base: .*checkpoint\.mlck is a run checkpoint \(step 2\); continue that run with --resume DIR/);
+    const good = decodeCheckpoint(new Uint8Array(readFileSync(ckFile)), ckFile);
+    const cases: [string, Parameters<typeof encodeCheckpoint>[0], RegExp][] = [
+      ['negative step', { ...good, meta: { ...good.meta, state: { ...(good.meta.state as object), step: -3 } } }, /run state step must be a non-negative integer, got -3/],
+      ['pool past the data', { ...good, meta: { ...good.meta, state: { ...(good.meta.state as object), pool: [0, 99999] } } }, /run state pool must list training-prompt indices below 16/],
+      ['history shorter than the steps', { ...good, meta: { ...good.meta, state: { ...(good.meta.state as object), scoreHistory: [] } } }, /run state scoreHistory must hold one score per step \(2\), got 0/],
+      ['no AdamW moments', { ...good, adam: undefined }, /no-AdamW-moments.checkpoint\.mlck: a run at optimizer step \d+ without its AdamW moments .* would restart Adam from zero/],
+    ];
+    for (const [name, contents, re] of cases) {
+      const d = join(dir, name.replace(/ /g, '-'));
+      mkdirSync(d);
+      writeFileSync(join(d, 'checkpoint.mlck'), encodeCheckpoint(contents));
+      writeFileSync(join(d, 'metrics.jsonl'), readFileSync(join(runDir, 'metrics.jsonl')));
+      const before = readFileSync(join(d, 'metrics.jsonl'), 'utf8');
+      const r = await run('train', '--resume', d, '--quiet');
+      expect(r.code, name).toBe(2);
+      expect(r.err.split('\n'), name).toHaveLength(1);
+      expect(r.err, name).toMatch(re);
+      expect(readFileSync(join(d, 'metrics.jsonl'), 'utf8'), name).toBe(before);
+    }
   });
 
   it('data build writes the datasets and the dedup/decontamination report', async () => {

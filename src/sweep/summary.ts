@@ -316,6 +316,8 @@ export const TABLE_METRICS = [
   'auc/avg/t0.6',
   'entropy/first_half',
   'entropy/second_half',
+  'entropy/target_rmsd',
+  'entropy/below_target',
   'truncation/mean',
   'final/truncation/t1.0',
   'tokens',
@@ -380,7 +382,7 @@ export function summaryMarkdown(s: Summary, o: { charts?: string[] } = {}): stri
 
   if (s.pairs.length) {
     L.push('## Paired differences (a − b over the same seeds): mean [95% CI]', '');
-    const ids = ['final/avg/t1.0', 'gain/avg/t1.0', 'final/avg/t0.6', 'auc/avg/t1.0', 'entropy/mean', 'entropy/second_half', 'truncation/mean', 'tokens'];
+    const ids = ['final/avg/t1.0', 'gain/avg/t1.0', 'final/avg/t0.6', 'auc/avg/t1.0', 'entropy/mean', 'entropy/second_half', 'entropy/target_rmsd', 'truncation/mean', 'tokens'];
     L.push(`| a − b | ${ids.map((id) => `${metricDef(id).label}${unitSuffix(metricDef(id).unit) ? ` (${unitSuffix(metricDef(id).unit).trim()})` : ''}`).join(' | ')} |`);
     L.push(`| --- |${ids.map(() => ' --- |').join('')}`);
     for (const pr of s.pairs) L.push(`| ${pr.a} − ${pr.b} (n=${pr.metrics[ids[0]].n}) | ${ids.map((id) => ci(metricDef(id).unit, pr.metrics[id], true)).join(' | ')} |`);

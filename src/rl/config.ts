@@ -214,7 +214,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
       gate: 'current',
       // Exact mean H_t over the kept batch (see RunConfig.loss.entropy), as verl logs actor/entropy.
       // Compared by sweep (reports/tuning/round-5, seeds 201–204): the sampled estimate holds the target
-      // no better (RMS distance +0.002 [−0.005, +0.009] nats) nor gains more (−0.5 [−1.4, +0.5] points).
+      // no better (sampled − exact RMS distance −0.002 [−0.009, +0.005] nats: within noise) nor gains more (−0.5 [−1.4, +0.5] points).
       // Caveat: with target 0.1 entropy sits near 0.2 and drops below the target on ~3% of steps.
       estimator: 'exact',
     },

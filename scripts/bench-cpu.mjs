@@ -14,9 +14,9 @@
 import { parseArgs } from 'node:util';
 import { validateModelConfig } from '../src/model/config.ts';
 import { wasmBackend } from '../src/model/cpu-policy.ts';
+import { BENCH_ADAMW, BENCH_GRPO_LOSS, benchTrainBatch } from '../src/model/bench-batch.ts';
 import { initParams } from '../src/model/init.ts';
 import { trainMatmulShapes } from '../src/model/policy.ts';
-import { Rng } from '../src/util/rng.ts';
 
 const { values } = parseArgs({ options: { threads: { type: 'string' }, steps: { type: 'string', default: '10' } } });
 const threads = values.threads ? Number(values.threads) : undefined;
@@ -46,24 +46,9 @@ try {
   const policy = await backend.createPolicy(cfg, 'bench');
   policy.setParams(initParams(cfg, 1));
   policy.resetAdamState();
-  const rng = new Rng(7);
-  const tokens = Uint32Array.from({ length: rows }, () => rng.int(0, cfg.vocabSize - 1));
-  const targets = new Uint32Array(rows);
-  const weights = new Float32Array(rows);
-  const mask = new Float32Array(rows);
-  const advantages = new Float32Array(rows);
-  for (let b = 0; b < B; b++) {
-    const a = rng.normal();
-    for (let t = 0; t < T - 1; t++) {
-      targets[b * T + t] = tokens[b * T + t + 1];
-      mask[b * T + t] = 1;
-      weights[b * T + t] = 1 / (B * (T - 1));
-      advantages[b * T + t] = a;
-    }
-  }
-  const batch = { rows: B, T, temperature: 1, tokens, targets, mask, weights, advantages };
-  const loss = { kind: 'grpo', opts: { epsLow: 0.2, epsHigh: 0.2, dualClip: null, entCoef: 0.01, klCoef: 0, klType: 'k3' } };
-  const adamw = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
+  const batch = benchTrainBatch(cfg, B);
+  const loss = BENCH_GRPO_LOSS;
+  const adamw = BENCH_ADAMW;
   const cpuMs = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;

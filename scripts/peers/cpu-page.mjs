@@ -9,40 +9,19 @@
  */
 import { layoutParams, validateModelConfig } from '../../src/model/config.ts';
 import { wasmBackend } from '../../src/model/cpu-policy.ts';
+import { BENCH_ADAMW, BENCH_GRPO_LOSS, benchTrainBatch } from '../../src/model/bench-batch.ts';
 import { initParams } from '../../src/model/init.ts';
-import { Rng } from '../../src/util/rng.ts';
 
 const CFG = { vocabSize: 32, contextLength: 64, nLayers: 2, dModel: 64, nHeads: 4, mlpRatio: 4 };
 const B = 16;
-const ADAMW = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
-const GRPO = { kind: 'grpo', opts: { epsLow: 0.2, epsHigh: 0.2, dualClip: null, entCoef: 0.01, klCoef: 0, klType: 'k3' } };
+const ADAMW = BENCH_ADAMW;
+const GRPO = BENCH_GRPO_LOSS;
 
 const cfg = validateModelConfig(CFG);
 const layout = layoutParams(cfg);
 const T = cfg.contextLength;
-const rows = B * T;
 
-/** The bench's batch (src/cli/bench.ts): random tokens, next-token targets, mask/weights over T − 1 positions, one advantage per row. */
-function makeBatch() {
-  const rng = new Rng(7);
-  const tokens = Uint32Array.from({ length: rows }, () => rng.int(0, cfg.vocabSize - 1));
-  const targets = new Uint32Array(rows);
-  const weights = new Float32Array(rows);
-  const mask = new Float32Array(rows);
-  const advantages = new Float32Array(rows);
-  for (let b = 0; b < B; b++) {
-    const a = rng.normal();
-    for (let t = 0; t < T - 1; t++) {
-      targets[b * T + t] = tokens[b * T + t + 1];
-      mask[b * T + t] = 1;
-      weights[b * T + t] = 1 / (B * (T - 1));
-      advantages[b * T + t] = a;
-    }
-  }
-  return { rows: B, T, temperature: 1, tokens, targets, mask, weights, advantages };
-}
-
-const batch = makeBatch();
+const batch = benchTrainBatch(cfg, B);
 const jaxTokens = Int32Array.from(batch.tokens);
 const jaxTargets = Int32Array.from(batch.targets);
 

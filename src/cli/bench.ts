@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { chooseMatmulVariant, type MatmulVariant } from '../gpu/kernels/matmul';
 import { validateModelConfig } from '../model/config';
+import { BENCH_ADAMW, BENCH_GRPO_LOSS, benchTrainBatch } from '../model/bench-batch';
 import { initParams } from '../model/init';
 import { decodeCheckpoint } from '../model/checkpoint';
 import type { Backend, BackendChoice, BackendName, MatmulShape } from '../model/engine';
@@ -14,7 +15,6 @@ import type { WebGpuBackend } from '../model/gpu-engine';
 import { trainMatmulShapes } from '../model/policy';
 import { getPreset } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
-import { Rng } from '../util/rng';
 import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { DEFAULT_BASE } from './train';
@@ -144,28 +144,11 @@ async function benchBackend(flags: Record<string, unknown>, choice: BackendChoic
     const policy = await backend.createPolicy(cfg, 'bench');
     policy.setParams(initParams(cfg, 1));
     policy.resetAdamState();
-    const rng = new Rng(7);
-    const tokens = Uint32Array.from({ length: rows }, () => rng.int(0, cfg.vocabSize - 1));
-    const targets = new Uint32Array(rows);
-    const weights = new Float32Array(rows);
-    const mask = new Float32Array(rows);
-    const adv = new Float32Array(rows);
-    for (let b = 0; b < B; b++) {
-      const a = rng.normal();
-      for (let t = 0; t < T - 1; t++) {
-        targets[b * T + t] = tokens[b * T + t + 1];
-        mask[b * T + t] = 1;
-        weights[b * T + t] = 1 / (B * (T - 1));
-        adv[b * T + t] = a;
-      }
-    }
-    const batch = { rows: B, T, temperature: 1, tokens, targets, mask, weights, advantages: adv };
-    const loss = { kind: 'grpo' as const, opts: { epsLow: 0.2, epsHigh: 0.2, dualClip: null, entCoef: 0.01, klCoef: 0, klType: 'k3' as const } };
-    const adamw = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
+    const batch = benchTrainBatch(cfg, B);
     const times: number[] = [];
     for (let i = 0; i < steps + 2; i++) {
       const t0 = performance.now();
-      await policy.update(batch, loss, { step: i + 1, adamw });
+      await policy.update(batch, BENCH_GRPO_LOSS, { step: i + 1, adamw: BENCH_ADAMW });
       if (i >= 2) times.push(performance.now() - t0);
     }
     const stepMs = median(times);

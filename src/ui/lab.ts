@@ -8,7 +8,7 @@
 import { presetNames, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { LabClient } from '../worker/client';
 import type { FromWorker, ToWorker } from '../worker/protocol';
-import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun } from './lib/db';
+import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
 import { downloadBlob, safeFileName } from './lib/download';
 import { currentIndex, nextToStart, planQueue, queuedRunConfig, queueReducer, stepLimit, type QueueEvent } from './lib/queue';
 import { fetchReferenceFile, fetchReferenceIndex, type ReferenceFile } from './lib/reference';
@@ -32,7 +32,8 @@ function persistRun(id: string, now = false) {
   const write = () => {
     persistTimers.delete(id);
     const run = get().runs[id];
-    if (run) dbPutRun(run).catch((e) => get().setError(`Could not save the run in this browser: ${(e as Error).message}`));
+    // A failed write keeps the run in the store; db.ts reports the reason once (the storage warning).
+    if (run) dbPutRun(run).catch(() => undefined);
   };
   if (now) {
     const t = persistTimers.get(id);
@@ -45,6 +46,10 @@ function persistRun(id: string, now = false) {
 // Worker messages
 
 let saveRequested = false;
+/** Runs started from an uploaded file, by run id → file name, until their checkpoint has loaded. */
+const uploadedRuns = new Map<string, string>();
+/** The file whose upload just failed: names it in the Worker's error message that follows. */
+let failedUpload: string | null = null;
 
 function onMessage(m: FromWorker) {
   const s = get();
@@ -56,10 +61,25 @@ function onMessage(m: FromWorker) {
       s.setDevice({ status: 'no-engine', reason: m.reason });
       break;
     case 'error':
-      if (s.device.status === 'starting') s.setDevice({ status: 'error', message: m.message });
+      if (failedUpload) {
+        s.setError(`${failedUpload}: ${m.message}`);
+        failedUpload = null;
+      } else if (s.device.status === 'starting') s.setDevice({ status: 'error', message: m.message });
       else s.setError(m.message);
       break;
     case 'state': {
+      const upload = m.runId ? uploadedRuns.get(m.runId) : undefined;
+      if (m.runId && upload !== undefined && m.state !== 'starting') {
+        uploadedRuns.delete(m.runId);
+        // A file that did not load leaves no empty run row behind; the error names the file.
+        if (m.state === 'error') {
+          failedUpload = upload;
+          s.deleteRun(m.runId);
+          void dbDeleteRun(m.runId);
+          s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
+          break;
+        }
+      }
       s.setLiveState(m);
       if (m.runId && s.runs[m.runId]) {
         const run = s.runs[m.runId];
@@ -99,13 +119,14 @@ function onMessage(m: FromWorker) {
     }
     case 'checkpoint': {
       const bytes = m.bytes;
+      // Kept in IndexedDB, or in this tab's memory when storage fails (resume and download still work here).
       dbPutCheckpoint({ runId: m.runId, step: m.step, bytes, savedAt: Date.now() })
-        .then(() => {
+        .then((where) => {
           get().patchRun(m.runId, { checkpointStep: m.step });
           persistRun(m.runId, true);
           if (saveRequested) {
             saveRequested = false;
-            get().setNotice(`Checkpoint saved at step ${m.step}.`);
+            get().setNotice(where === 'stored' ? `Checkpoint saved at step ${m.step}.` : `Checkpoint kept at step ${m.step} in this tab only (the browser did not save it).`);
           }
         })
         .catch((e) => get().setError(`Could not keep the checkpoint: ${(e as Error).message}`));
@@ -149,6 +170,8 @@ export async function startLab(): Promise<() => void> {
   get().setBackendChoice(backend);
   mine.send({ type: 'init', backend });
   void loadReferenceIndex();
+  const unsubscribeStorage = onStorageProblem((p) => get().setStorageWarning(p.reason));
+  void requestPersistentStorage().then((ok) => get().setStoragePersisted(ok));
   try {
     const runs = await dbAllRuns();
     for (const r of runs) get().addRun(r);
@@ -160,6 +183,7 @@ export async function startLab(): Promise<() => void> {
   }
   return () => {
     unsubscribeUrl();
+    unsubscribeStorage();
     mine.terminate();
     if (client === mine) client = null;
   };
@@ -307,7 +331,8 @@ export async function uploadCheckpoint(file: File) {
   if (head !== 'MAGICLAB') return get().setError(`${file.name}: not a MAGIC Lab checkpoint (.mlck files start with "MAGICLAB").`);
   cancelQueue('a checkpoint was uploaded');
   if (isLive(get().runState)) send({ type: 'stop' });
-  startNewRun({ paused: true, checkpoint: bytes, name: `${file.name.replace(/\.mlck$/i, '')} (uploaded)` });
+  const id = startNewRun({ paused: true, checkpoint: bytes, name: `${file.name.replace(/\.mlck$/i, '')} (uploaded)` });
+  if (id) uploadedRuns.set(id, file.name);
 }
 
 export function exportRun(runId: string, format: 'jsonl' | 'csv') {

@@ -81,11 +81,17 @@ export interface UiSlice {
   tokenColour: TokenColour;
   error: string | null;
   notice: string | null;
+  /** Why runs are not being saved in this browser (no storage, quota full), or null while they are. */
+  storageWarning: string | null;
+  /** Whether the browser granted persistent storage (navigator.storage.persist()); null until asked. */
+  storagePersisted: boolean | null;
   setSmoothing(w: number): void;
   toggleLog(chartId: string): void;
   setTokenColour(c: TokenColour): void;
   setError(e: string | null): void;
   setNotice(n: string | null): void;
+  setStorageWarning(w: string | null): void;
+  setStoragePersisted(p: boolean): void;
 }
 
 export type ReferenceIndexState = { status: 'loading' } | { status: 'ready'; index: ReferenceIndex } | { status: 'error'; message: string };
@@ -219,11 +225,15 @@ export const createLabStore = (preset = 'magic') =>
     tokenColour: 'none',
     error: null,
     notice: null,
+    storageWarning: null,
+    storagePersisted: null,
     setSmoothing: (w) => set({ smoothing: Math.min(0.99, Math.max(0, w)) }),
     toggleLog: (id) => set((s) => ({ logScale: { ...s.logScale, [id]: !s.logScale[id] } })),
     setTokenColour: (tokenColour) => set({ tokenColour }),
     setError: (error) => set({ error }),
     setNotice: (notice) => set({ notice }),
+    setStorageWarning: (storageWarning) => set({ storageWarning }),
+    setStoragePersisted: (storagePersisted) => set({ storagePersisted }),
 
     // references
     referenceIndex: { status: 'loading' },

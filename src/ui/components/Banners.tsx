@@ -5,6 +5,8 @@ export function Banners() {
   const urlError = useLab((s) => s.urlError);
   const error = useLab((s) => s.error);
   const notice = useLab((s) => s.notice);
+  const storageWarning = useLab((s) => s.storageWarning);
+  const setStorageWarning = useLab((s) => s.setStorageWarning);
   const dismissUrl = useLab((s) => s.dismissUrlError);
   const setError = useLab((s) => s.setError);
   const setNotice = useLab((s) => s.setNotice);
@@ -22,6 +24,16 @@ export function Banners() {
         <div className="banner error" role="alert" data-testid="error">
           <span>{error}</span>
           <button className="icon" onClick={() => setError(null)} title="Dismiss">
+            ✕
+          </button>
+        </div>
+      )}
+      {storageWarning && (
+        <div className="banner warning" role="status" data-testid="storage-warning">
+          <span>
+            Runs are not being saved in this browser: {storageWarning}. They stay in this tab until it closes — export them to keep them (JSONL or CSV in the run list; Download in Checkpoints).
+          </span>
+          <button className="icon" onClick={() => setStorageWarning(null)} title="Dismiss">
             ✕
           </button>
         </div>

@@ -29,6 +29,10 @@ export const STEP_METRIC_KEYS = {
   stage: 'stage',
   tokensPerS: 'perf/tokens_per_s',
   stepS: 'perf/step_s',
+  /** Groups sampled this step (D_R, plus any refill rounds), before rejection. */
+  groups: 'batch/groups',
+  /** Training prompts in the active pool this step, after the offline filter and any online-filter drop at this step's stage start. */
+  poolSize: 'data/pool_size',
 } as const;
 
 export type StepMetricKey = (typeof STEP_METRIC_KEYS)[keyof typeof STEP_METRIC_KEYS];
@@ -40,7 +44,7 @@ export const STEP_METRIC_KEY_LIST: readonly StepMetricKey[] = Object.values(STEP
  * them with NaN when an older record lacks them. (Before actor/entropy_sampled existed,
  * actor/entropy held the sampled estimate.)
  */
-export const LATER_STEP_METRIC_KEYS: readonly StepMetricKey[] = [STEP_METRIC_KEYS.entropySampled];
+export const LATER_STEP_METRIC_KEYS: readonly StepMetricKey[] = [STEP_METRIC_KEYS.entropySampled, STEP_METRIC_KEYS.groups, STEP_METRIC_KEYS.poolSize];
 
 export type EvalMetricKind = 'avg' | 'pass' | 'maj';
 

@@ -441,6 +441,9 @@ export class MagicTrainer {
       [K.stage]: stageIdx,
       [K.tokensPerS]: ((generated + trainedTokens) / dt) * 1000,
       [K.stepS]: dt / 1000,
+      // Counts only (read by the page's explanations): nothing below feeds back into training.
+      [K.groups]: groups.length,
+      [K.poolSize]: this.state.pool.length,
     } as StepRecord;
     const samples = this.sampleRecords(step, groups, advantages, G, new Set(keptGroups));
     const result: TrainStepResult = { record, samples };

@@ -103,21 +103,21 @@ describe('step metrics', () => {
         'actor/entropy', 'actor/entropy_sampled', 'actor/entropy_coeff', 'actor/entropy_coeff_realized', 'actor/pg_loss', 'actor/pg_clipfrac',
         'actor/pg_clipfrac_lower', 'actor/ppo_kl', 'actor/grad_norm', 'critic/score/mean', 'response_length/mean',
         'response_length/clip_ratio', 'batch/solve_none', 'batch/solve_all', 'batch/kept_groups', 'stage',
-        'perf/tokens_per_s', 'perf/step_s',
+        'perf/tokens_per_s', 'perf/step_s', 'batch/groups', 'data/pool_size',
       ].sort(),
     );
   });
   it('run files written before actor/entropy_sampled existed still import, with NaN for it', () => {
-    expect(LATER_STEP_METRIC_KEYS).toEqual(['actor/entropy_sampled']);
+    expect(LATER_STEP_METRIC_KEYS).toEqual(['actor/entropy_sampled', 'batch/groups', 'data/pool_size']);
     const run = fakeRun('a', 3);
     const [header, ...rest] = runToJsonl(run).trim().split('\n');
     const old = rest.map((l) => {
       const o = JSON.parse(l);
-      delete o['actor/entropy_sampled'];
+      for (const k of LATER_STEP_METRIC_KEYS) delete o[k];
       return JSON.stringify(o);
     });
     const back = parseJsonl([header, ...old].join('\n'), 'old.jsonl');
-    expect(back.steps.map((s) => s['actor/entropy_sampled'])).toEqual([NaN, NaN, NaN]);
+    for (const k of LATER_STEP_METRIC_KEYS) expect(back.steps.map((s) => s[k]), k).toEqual([NaN, NaN, NaN]);
     expect(back.steps.map((s) => s['actor/entropy'])).toEqual(run.steps.map((s) => s['actor/entropy']));
     // CSV: the column may be missing too; any other step column is still required.
     const csv = runToCsv(run).split('\n').map((l) => l.split(','));

@@ -15,6 +15,9 @@ describe('MagicTrainer (magic-tiny)', () => {
     const res = await t.trainStep();
     for (const k of STEP_METRIC_KEY_LIST) expect(typeof res.record[k], k).toBe('number');
     expect(res.record.step).toBe(1);
+    // Counts for the page's explanations: groups sampled (D_R, drop mode: no refill) and the active pool.
+    expect(res.record['batch/groups']).toBe(getPreset('magic-tiny').rollout.batchPrompts);
+    expect(res.record['data/pool_size']).toBe(t.poolSize);
     expect(res.record['critic/score/mean']).toBeGreaterThanOrEqual(0);
     expect(res.samples.length).toBeGreaterThan(0);
     expect(res.samples[0].tokens.length).toBe(res.samples[0].logp.length);

@@ -8,6 +8,10 @@
  * build a GpuRuntime through ./browser.ts or ./node.ts, passing their way of reading shaders/.
  */
 
+import { DeviceLostError, GpuUncapturedError, gpuErrorKind, type DeviceLossInfo, type GpuErrorKind } from './faults';
+
+export { DeviceLostError, GpuUncapturedError, describeLoss, gpuErrorKind, isDeviceFault, type DeviceLossInfo, type GpuErrorKind } from './faults';
+
 /** A byte range of a GPU buffer, as bound to a kernel. */
 export interface BufferSlice {
   buffer: GPUBuffer;
@@ -45,6 +49,9 @@ export interface DispatchArgs {
   workgroups: number | [number, number?, number?];
   label?: string;
 }
+
+/** At most this many uncaptured error messages are kept between two checks (the rest are counted). */
+const MAX_PENDING_ERRORS = 8;
 
 /** Raised for a shader/pipeline that does not compile or validate; names the kernel. */
 export class KernelError extends Error {
@@ -92,19 +99,68 @@ export class GpuRuntime {
     // Validation errors inside a submitted command buffer are otherwise silent (the whole
     // submission is dropped); collect them and raise them at the next sync/read.
     device.addEventListener('uncapturederror', (ev) => {
-      this.pendingErrors.push((ev as GPUUncapturedErrorEvent).error.message);
+      const error = (ev as GPUUncapturedErrorEvent).error;
+      const kind = gpuErrorKind(error);
+      // The most severe kind seen names the error raised (out of memory / internal before validation).
+      if (this.pendingKind === null || this.pendingKind === 'validation' || this.pendingKind === 'unknown') this.pendingKind = kind;
+      if (this.pendingErrors.length < MAX_PENDING_ERRORS) this.pendingErrors.push(error.message);
+      else this.droppedErrors++;
+    });
+    // A lost device fails every later command silently and every read with a bare AbortError:
+    // record why, tell the listeners once, and raise DeviceLostError from then on. A loss caused
+    // by destroy() is not a fault.
+    void device.lost.then((info) => {
+      if (this.destroyed) return;
+      const loss = { reason: String(info.reason ?? 'unknown'), message: String(info.message ?? '') };
+      this.lostInfo = loss;
+      for (const f of [...this.lostListeners]) f(loss);
     });
   }
 
   private pendingErrors: string[] = [];
+  private pendingKind: GpuErrorKind | null = null;
+  private droppedErrors = 0;
+  private lostInfo: DeviceLossInfo | null = null;
+  private lostListeners = new Set<(info: DeviceLossInfo) => void>();
 
-  /** Throws the validation errors reported since the last check, if any. */
+  /** Why the device was lost, or null while it works (and after destroy()). */
+  get lost(): DeviceLossInfo | null {
+    return this.lostInfo;
+  }
+
+  /** Calls `f` once when the device is lost (not when destroy() ends it); returns the unsubscribe. */
+  onLost(f: (info: DeviceLossInfo) => void): () => void {
+    this.lostListeners.add(f);
+    return () => this.lostListeners.delete(f);
+  }
+
+  /** Throws DeviceLostError once the device is lost, else the errors reported since the last check (GpuUncapturedError), if any. */
   checkErrors(): void {
+    if (this.lostInfo) throw new DeviceLostError(this.lostInfo);
     if (this.pendingErrors.length) {
-      const msg = this.pendingErrors.join('\n');
+      const messages = this.pendingErrors;
+      if (this.droppedErrors) messages.push(`… and ${this.droppedErrors} more`);
+      const kind = this.pendingKind ?? 'unknown';
       this.pendingErrors = [];
-      throw new Error(`WebGPU error: ${msg}`);
+      this.pendingKind = null;
+      this.droppedErrors = 0;
+      throw new GpuUncapturedError(kind, messages);
     }
+  }
+
+  /**
+   * A GPU operation failed: when that is because the device was lost (its `lost` promise settles
+   * within `waitMs`), a DeviceLostError; otherwise the original error.
+   */
+  private async lossOr(e: unknown, waitMs = 1000): Promise<unknown> {
+    if (this.lostInfo) return new DeviceLostError(this.lostInfo);
+    if (this.destroyed) return e;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.device.lost, new Promise((r) => (timer = setTimeout(r, waitMs)))]);
+    clearTimeout(timer);
+    // device.lost's own handler (registered first) has run by now when it settled.
+    await Promise.resolve();
+    return this.lostInfo ? new DeviceLostError(this.lostInfo) : e;
   }
 
   private module(file: string): GPUShaderModule {
@@ -154,11 +210,16 @@ export class GpuRuntime {
         compute: { module, entryPoint: kernel.entry, constants: kernel.constants },
       });
       const err = await this.device.popErrorScope();
+      // A lost device hands out invalid pipelines without an error: one built then is of no use.
+      if (this.lostInfo) throw new DeviceLostError(this.lostInfo);
       if (err) throw new KernelError(kernel, err.message);
       return pipeline;
     } catch (e) {
       this.pipelines.delete(key);
+      if (this.lostInfo) throw new DeviceLostError(this.lostInfo);
       if (e instanceof KernelError) throw e;
+      const lost = await this.lossOr(e, 50);
+      if (lost instanceof DeviceLostError) throw lost;
       throw new KernelError(kernel, e instanceof Error ? e.message : String(e));
     }
   }
@@ -190,6 +251,7 @@ export class GpuRuntime {
 
   /** Records a kernel launch (pipeline, uniforms, bind group) for replay. */
   async dispatch(args: DispatchArgs): Promise<Dispatch> {
+    if (this.lostInfo) throw new DeviceLostError(this.lostInfo);
     const pipeline = await this.pipeline(args.kernel);
     const words = new Uint32Array(Math.max(4, Math.ceil(args.params.length / 4) * 4));
     words.set(Array.from(args.params));
@@ -246,7 +308,11 @@ export class GpuRuntime {
 
   /** Waits until the queue is idle (for timing and tests). */
   async sync(): Promise<void> {
-    await this.device.queue.onSubmittedWorkDone();
+    try {
+      await this.device.queue.onSubmittedWorkDone();
+    } catch (e) {
+      throw await this.lossOr(e);
+    }
     this.checkErrors();
   }
 
@@ -266,11 +332,17 @@ export class GpuRuntime {
     const len = byteLength ?? ('buffer' in source ? source.size : source.size) - byteOffset;
     // Power-of-two sizes so a handful of staging buffers serve every readback.
     const size = Math.max(16, 2 ** Math.ceil(Math.log2(Math.ceil(len / 4) * 4)));
+    if (this.lostInfo) throw new DeviceLostError(this.lostInfo);
     const staging = this.staging.get(size)?.pop() ?? this.device.createBuffer({ label: `staging${size}`, size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     const enc = this.device.createCommandEncoder();
     enc.copyBufferToBuffer(buf, base, staging, 0, Math.ceil(len / 4) * 4);
     this.device.queue.submit([enc.finish()]);
-    await staging.mapAsync(GPUMapMode.READ, 0, Math.ceil(len / 4) * 4);
+    try {
+      await staging.mapAsync(GPUMapMode.READ, 0, Math.ceil(len / 4) * 4);
+    } catch (e) {
+      // A lost device rejects mapAsync with a bare AbortError ("Failed to execute 'mapAsync'…"): say what happened.
+      throw await this.lossOr(e);
+    }
     const out = staging.getMappedRange(0, Math.ceil(len / 4) * 4).slice(0, len);
     staging.unmap();
     const idle = this.staging.get(size) ?? [];

@@ -11,6 +11,7 @@
  */
 import type { GrpoLossOptions } from '../gpu/kernels/loss';
 import type { AdamWOptions } from '../gpu/kernels/optimizer';
+import type { DeviceLossInfo } from '../gpu/faults';
 import type { ModelConfig, ParamLayout } from './config';
 import type { GenerateRequest, GenerateResult } from './generate';
 import type { StepStats } from './step';
@@ -19,6 +20,8 @@ export type { GrpoLossOptions } from '../gpu/kernels/loss';
 export type { AdamWOptions } from '../gpu/kernels/optimizer';
 export type { GenerateRequest, GenerateResult, FinishReason } from './generate';
 export type { StepStats } from './step';
+/** Device faults (src/gpu/faults.ts), for the layers above that recover from them without importing src/gpu. */
+export { DeviceLostError, GpuUncapturedError, isDeviceFault, describeLoss, type DeviceLossInfo } from '../gpu/faults';
 
 export type BackendName = 'webgpu' | 'wasm';
 /** What a user asks for: `auto` picks WebGPU on a hardware adapter, the CPU engine on a software adapter or none. */
@@ -107,5 +110,11 @@ export interface Backend {
   createPolicy(cfg: ModelConfig, name: string): Promise<PolicyEngine>;
   /** GFLOP/s of this backend's matmul on one shape (median of `repeats`; a benchmark, not a test). */
   matmulGflops?(shape: MatmulShape, repeats: number): Promise<number>;
+  /**
+   * WebGPU only: calls `f` once if the device is lost outside of destroy() (the GPU process
+   * crashed, the driver reset). Every policy of this backend is then dead; its owner opens a new
+   * backend. Returns the unsubscribe.
+   */
+  onLost?(f: (info: DeviceLossInfo) => void): () => void;
   destroy(): void;
 }

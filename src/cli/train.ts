@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint, NonFiniteWeightsError } from '../model/checkpoint';
 import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl/config';
+import type { Backend } from '../model/engine';
+import { DEVICE_RECOVERY, faultText, isDeviceFault, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff, type RecoveryPolicy } from '../rl/recovery';
 import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
@@ -77,7 +79,15 @@ export function readJournal(file: string): { records: Record<string, unknown>[];
   return { records, lines: kept, dropped };
 }
 
-export async function train(argv: string[], log: (s: string) => void = console.log): Promise<void> {
+/** For tests only (nothing on the command line sets them). */
+export interface TrainHooks {
+  /** Runs after each step's records are written (e.g. destroys the device to test recovery). */
+  afterStep?(step: number, backend: Backend): void | Promise<void>;
+  /** Retries and back-off when the GPU device is lost (default DEVICE_RECOVERY). */
+  recovery?: RecoveryPolicy;
+}
+
+export async function train(argv: string[], log: (s: string) => void = console.log, hooks: TrainHooks = {}): Promise<void> {
   const flags = parseFlags(argv, TRAIN_FLAGS, 'train');
   const backendChoice = parseBackendChoice(flags.backend);
   let config: RunConfig;
@@ -136,24 +146,27 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     }
   }
 
-  const backend = await acquireBackend(backendChoice, { threads: flags.threads as number | undefined });
+  let backend = await acquireBackend(backendChoice, { threads: flags.threads as number | undefined });
   try {
-    const trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m) });
+    let trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m) });
     mkdirSync(out, { recursive: true });
     const metricsFile = join(out, 'metrics.jsonl');
     const samplesFile = join(out, 'samples.jsonl');
     let evaluatedAt = -1;
-    if (resume) {
-      // Drop records written after the checkpoint (a crash between the two): they will be recomputed identically.
+    // Drops records written after the checkpoint at `step` (a crash between the two, or a lost GPU device): they will be recomputed identically.
+    const cutJournals = (step: number) => {
       for (const f of [metricsFile, samplesFile]) {
         if (!existsSync(f)) continue;
         const { records, lines, dropped } = readJournal(f);
         if (dropped) log(`warning: ${f}:${dropped.line}: dropped a partial last record (a crash or full disk while it was written)`);
-        const keep = records.map((r, i) => ({ r, line: lines[i] })).filter(({ r }) => ((r.step as number | undefined) ?? 0) <= trainer.step);
+        const keep = records.map((r, i) => ({ r, line: lines[i] })).filter(({ r }) => ((r.step as number | undefined) ?? 0) <= step);
         // A finished run resumed again already has its final evaluation: do not append a second one.
-        if (f === metricsFile && keep.some(({ r }) => r.type === 'eval' && r.step === trainer.step)) evaluatedAt = trainer.step;
+        if (f === metricsFile && keep.some(({ r }) => r.type === 'eval' && r.step === step)) evaluatedAt = step;
         writeFileSync(f, keep.map(({ line }) => line + '\n').join(''));
       }
+    };
+    if (resume) {
+      cutJournals(trainer.step);
     } else {
       writeFileSync(join(out, 'config.json'), JSON.stringify(trainer.config, null, 2) + '\n');
       writeFileSync(metricsFile, '');
@@ -180,32 +193,79 @@ export async function train(argv: string[], log: (s: string) => void = console.l
       savedStep = trainer.step;
     };
     let lastEval: EvalRecord | null = null;
-    if (!resume) {
-      lastEval = await trainer.evaluate();
-      writeEval(lastEval);
-    }
     const t0 = performance.now();
     const maxSteps = flags.steps as number | undefined;
     const minutes = flags.minutes as number | undefined;
-    while (!trainer.done && (maxSteps === undefined || trainer.step < maxSteps)) {
-      const res = await trainer.trainStep();
-      appendFileSync(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n');
-      for (const s of res.samples) appendFileSync(samplesFile, JSON.stringify(s) + '\n');
-      if (res.eval) {
-        lastEval = res.eval;
-        evaluatedAt = trainer.step;
-        writeEval(res.eval);
+    // A lost GPU device (WebGPU only) pauses the run: a new device is opened (bounded retries with
+    // back-off) and the run resumes from its last checkpoint in DIR, re-running the steps since it.
+    let losses = 0;
+    let resumedAt = -1;
+    const recover = async (fault: unknown) => {
+      if (!isDeviceFault(fault)) throw fault;
+      const lostAt = trainer.step;
+      if (savedStep > resumedAt) losses = 0; // a checkpoint since the last recovery: progress
+      losses++;
+      const ckptFile = join(out, 'checkpoint.mlck');
+      const last = savedStep >= 0 ? `the last good checkpoint is ${ckptFile} (step ${savedStep}): continue with magic-lab train --resume ${out}` : 'no checkpoint was written before it: start the run again';
+      if (!mayRecover(fault, losses, hooks.recovery)) throw new RunFailure(`${faultText(fault)} after step ${lostAt}, ${losses} times since the last checkpoint; stopped — ${last}`);
+      log(`warning: ${faultText(fault)} after step ${lostAt}; opening a new device…`);
+      try {
+        trainer.destroy();
+      } catch {
+        // buffers of a lost device may already be gone
       }
-      if (!flags.quiet) log(progressLine(res.record, lastEval));
-      const every = trainer.config.checkpoint.everySteps;
-      if (every > 0 && trainer.step % every === 0) await saveCheckpoint();
-      if (minutes !== undefined && performance.now() - t0 >= minutes * 60000) {
-        log(`--minutes ${minutes} reached after step ${trainer.step}`);
+      backend.destroy();
+      try {
+        backend = (await reopenWithBackoff(() => acquireBackend(backendChoice, { threads: flags.threads as number | undefined }), {
+          policy: hooks.recovery ?? DEVICE_RECOVERY,
+          onFailure: (n, e) => log(`warning: no new device (attempt ${n}): ${e instanceof Error ? e.message : String(e)}`),
+        }))!;
+      } catch (e) {
+        if (!(e instanceof RecoveryFailed)) throw e;
+        throw new RunFailure(`${faultText(fault)} after step ${lostAt}, and ${e.message}; ${last}`);
+      }
+      // The run's last checkpoint; before the first one, the run starts again from its starting weights.
+      const fromFile = savedStep >= 0;
+      trainer = await MagicTrainer.create(backend, config, fromFile ? { checkpoint: new Uint8Array(readFileSync(ckptFile)), checkpointName: ckptFile } : { checkpoint, checkpointName, onProgress: (m) => log(m) });
+      resumedAt = trainer.step;
+      evaluatedAt = -1;
+      cutJournals(trainer.step);
+      log(`warning: ${recoveredNotice(fault, lostAt, fromFile ? trainer.step : null, ckptFile)}`);
+    };
+    for (;;) {
+      try {
+        if (!resume && trainer.step === 0 && evaluatedAt !== 0) {
+          lastEval = await trainer.evaluate();
+          evaluatedAt = 0;
+          writeEval(lastEval);
+        }
+        while (!trainer.done && (maxSteps === undefined || trainer.step < maxSteps)) {
+          const stageBefore = trainer.stage;
+          const res = await trainer.trainStep();
+          appendFileSync(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n');
+          for (const s of res.samples) appendFileSync(samplesFile, JSON.stringify(s) + '\n');
+          if (res.eval) {
+            lastEval = res.eval;
+            evaluatedAt = trainer.step;
+            writeEval(res.eval);
+          }
+          if (!flags.quiet) log(progressLine(res.record, lastEval));
+          const every = trainer.config.checkpoint.everySteps;
+          // Every N steps and at each stage boundary: a lost device loses at most the steps since.
+          if ((every > 0 && trainer.step % every === 0) || (trainer.stage !== stageBefore && !trainer.done)) await saveCheckpoint();
+          await hooks.afterStep?.(trainer.step, backend);
+          if (minutes !== undefined && performance.now() - t0 >= minutes * 60000) {
+            log(`--minutes ${minutes} reached after step ${trainer.step}`);
+            break;
+          }
+        }
+        if (evaluatedAt !== trainer.step) writeEval(await trainer.evaluate());
+        await saveCheckpoint();
         break;
+      } catch (e) {
+        await recover(e);
       }
     }
-    if (evaluatedAt !== trainer.step) writeEval(await trainer.evaluate());
-    await saveCheckpoint();
     log(`done: ${trainer.step} steps in ${((performance.now() - t0) / 60000).toFixed(1)} min; run saved in ${out}`);
     trainer.destroy();
   } finally {

@@ -5,8 +5,11 @@
 import { BACKEND_CHOICES, type BackendChoice } from '../../worker/protocol';
 import { DEFAULT_PRESET, decodeConfigFromUrlParams, encodeConfigToUrlParams, getPreset, PRESET_PARAM, PRESETS, type RunConfig } from '../../rl/config';
 
-/** URL parameters that belong to the page, not the config (backend: auto, webgpu or wasm). */
-export const PAGE_PARAMS = ['run', 'backend'] as const;
+/**
+ * URL parameters that belong to the page, not the config: run (the run to show), backend (auto,
+ * webgpu or wasm), and teacher mode's teacher, hide and try (lib/teach.ts).
+ */
+export const PAGE_PARAMS = ['run', 'backend', 'teacher', 'hide', 'try'] as const;
 
 /** The engine asked for by the URL's backend= (auto when absent or unknown). */
 export function backendFromUrl(search: string): BackendChoice {

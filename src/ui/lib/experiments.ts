@@ -1,0 +1,149 @@
+/**
+ * "Try this": guided experiments. Each card compares two or three setups built from the existing
+ * presets (the paper's ablations), says what to watch, and loads a setup in one click. Every setup
+ * is a link — the page's own config encoding (lib/url.ts) plus try=<card>.<setup> — so a card can
+ * be shared or put on a worksheet.
+ *
+ * Sizes: a full-size preset runs 2 × 100 steps; the cards shorten it to 2 × SHORT_STAGE_STEPS
+ * (same response lengths and batch, so the offline-filter result stored in the shipped base still
+ * applies and the run starts at once) — a few minutes on a laptop. The first card uses the -tiny
+ * presets (4 steps, seconds) to show what the page explains before anything is learnt.
+ */
+import { getPreset, validateRunConfig, type RunConfig, type RunConfigInput } from '../../rl/config';
+import { withTeaching } from './teach';
+import { urlSearchFor } from './url';
+
+/** Steps per stage in the cards' full-size setups (2 stages, held-out evaluation every 20 steps). */
+export const SHORT_STAGE_STEPS = 40;
+
+export interface ExperimentSetup {
+  /** 'a', 'b', 'c': the setup's id within its card (try=<card>.<key>). */
+  key: string;
+  label: string;
+  preset: string;
+  /** Changes over the preset (merged by validateRunConfig); the stage schedule is shortened separately. */
+  overrides?: (base: RunConfig) => RunConfigInput;
+  /** Keep the preset's stage lengths (the -tiny presets are short already). */
+  fullSchedule?: boolean;
+}
+
+export interface Experiment {
+  id: string;
+  title: string;
+  /** The question the card asks, in a sentence. */
+  question: string;
+  /** What to look at once the runs are in (each sentence names a chart). */
+  watch: string[];
+  /** Chart ids the card is about (highlighted while it is loaded). */
+  charts: string[];
+  /** Rough wall time of one setup on a laptop. */
+  time: string;
+  setups: ExperimentSetup[];
+}
+
+const entropyOff = (): RunConfigInput => ({ loss: { entropy: { mode: 'off' } } });
+
+export const EXPERIMENTS: readonly Experiment[] = [
+  {
+    id: 'first-look',
+    title: 'A first look (tiny, seconds)',
+    question: 'What does each chart show, and when does the entropy controller act?',
+    watch: [
+      'Read the line under each chart: it explains the run you just made.',
+      'B sets the target entropy above anything this policy reaches, so e_k is below it from step 1: an "α on" mark appears on the entropy charts at once.',
+      'S2 marks where stage 2 begins and the response limit rises.',
+    ],
+    charts: ['entropy', 'entropy-coeff', 'groups'],
+    time: 'seconds',
+    setups: [
+      { key: 'a', label: 'A: MAGIC, tiny', preset: 'magic-tiny', fullSchedule: true },
+      { key: 'b', label: 'B: target entropy 3 nats', preset: 'magic-tiny', fullSchedule: true, overrides: () => ({ loss: { entropy: { target: 3 } } }) },
+    ],
+  },
+  {
+    id: 'temperature',
+    title: 'High-temperature rollouts: τ = 1.0 vs 0.6',
+    question: 'Does sampling rollouts at a lower temperature make entropy collapse?',
+    watch: [
+      'Entropy: τ = 0.6 starts far lower, below the target, so the controller is on from the start (α marks).',
+      'Groups: at low entropy more groups are solved by all or by none, and are dropped.',
+      'Reward & held-out accuracy: compare avg@8 at τ = 1.0 at the end, against its SE (paper: τ = 1.0 wins later).',
+    ],
+    charts: ['entropy', 'entropy-coeff', 'groups', 'reward'],
+    time: 'a few minutes each',
+    setups: [
+      { key: 'a', label: 'A: τ = 1.0 (MAGIC)', preset: 'magic' },
+      { key: 'b', label: 'B: τ = 0.6', preset: 'temp-0.6' },
+    ],
+  },
+  {
+    id: 'entropy-control',
+    title: 'Adaptive entropy control vs none vs a large constant',
+    question: 'What holds entropy near its target, and what happens without it — or with too much?',
+    watch: [
+      'Entropy against the dashed target line: A hovers near it, B drifts down freely, C climbs (a blow-up warning mark).',
+      'Entropy coefficient: in A, α switches on only when e_k dips below the target; B has none; C applies α = 0.5 on every step.',
+      'Held-out accuracy: which keeps improving?',
+    ],
+    charts: ['entropy', 'entropy-coeff', 'reward'],
+    time: 'a few minutes each',
+    setups: [
+      { key: 'a', label: 'A: adaptive (MAGIC)', preset: 'magic' },
+      { key: 'b', label: 'B: no entropy term', preset: 'magic', overrides: entropyOff },
+      { key: 'c', label: 'C: constant α = 0.5', preset: 'const-entropy-large' },
+    ],
+  },
+  {
+    id: 'off-policy',
+    title: 'On-policy vs off-policy updates',
+    question: 'What changes when each rollout batch is used for 4 optimizer steps instead of 1?',
+    watch: [
+      'Clip fractions: 0 on-policy (ρ = 1); off-policy the ratio drifts and tokens get clipped.',
+      'Entropy: off-policy updates push it down faster (paper finding 3).',
+      'Tokens/s: 4 updates per batch cost more compute per step.',
+    ],
+    charts: ['clipfrac', 'entropy', 'throughput'],
+    time: 'a few minutes each',
+    setups: [
+      { key: 'a', label: 'A: on-policy (N_SGD = 1)', preset: 'magic' },
+      { key: 'b', label: 'B: off-policy (N_SGD = 4)', preset: 'off-policy-nsgd4' },
+    ],
+  },
+  {
+    id: 'filtering',
+    title: 'Prompt filtering and rejection sampling',
+    question: 'Which groups carry a learning signal, and what does dropping the others do?',
+    watch: [
+      'Groups: with rejection (A) only mixed groups are kept; without it (B) every group trains, zero-advantage ones included.',
+      'Groups at S2: the online filter drops prompts solved in every rollout of stage 1 (a "−n prompts" mark).',
+      'Entropy: zero-advantage groups add no policy gradient, but still carry the entropy term.',
+    ],
+    charts: ['groups', 'entropy', 'grad-norm'],
+    time: 'a few minutes each',
+    setups: [
+      { key: 'a', label: 'A: rejection on (MAGIC)', preset: 'magic' },
+      { key: 'b', label: 'B: rejection off', preset: 'no-rejection' },
+    ],
+  },
+];
+
+export function findExperiment(tryId: string | null): { experiment: Experiment; setup: ExperimentSetup } | null {
+  if (!tryId) return null;
+  const [id, key] = tryId.split('.');
+  const experiment = EXPERIMENTS.find((e) => e.id === id);
+  const setup = experiment?.setups.find((s) => s.key === key);
+  return experiment && setup ? { experiment, setup } : null;
+}
+
+/** The setup's config: its preset, the overrides, and (full-size presets) the shortened schedule. */
+export function experimentConfig(setup: ExperimentSetup): RunConfig {
+  const base = getPreset(setup.preset);
+  let cfg = validateRunConfig(setup.overrides?.(base) ?? {}, base);
+  if (!setup.fullSchedule) cfg = validateRunConfig({ stages: cfg.stages.map((s) => ({ ...s, steps: SHORT_STAGE_STEPS, convergence: null })) }, cfg);
+  return cfg;
+}
+
+/** The setup's link (query string): preset, the config's diff from it, try=<card>.<setup>; `current`'s page parameters (backend, teacher, hide) kept. */
+export function experimentSearch(experiment: Experiment, setup: ExperimentSetup, current = ''): string {
+  return withTeaching(urlSearchFor(experimentConfig(setup), setup.preset, current), { tryId: `${experiment.id}.${setup.key}` });
+}

@@ -30,4 +30,17 @@ export interface SampleRecord {
   tokens: string[];
   logp: number[];
   entropy: number[];
+  // Added for the group inspector; absent in older samples.jsonl files.
+  /** Index of the prompt in the training set (the same prompt at another step has the same id). */
+  promptId?: number;
+  /** Recorded because its prompt is one the inspector follows (src/rl/inspect.ts WATCHED_PROMPTS). */
+  watched?: boolean;
+  /**
+   * Per token ρ = π_after / π_old: the probability under the policy after this step's update over
+   * the probability it was sampled with. Absent when the trainer does not inspect (TrainerInit.inspect)
+   * or the step made no update.
+   */
+  ratio?: number[];
+  /** Response positions where the clip took the gradient at an update (off-policy only; [] on-policy). Absent as ratio. */
+  clipped?: number[];
 }

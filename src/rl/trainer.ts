@@ -24,6 +24,7 @@ import { batchEntropy, controllerEntropy, entropyCoefForStep, entropyStateFromJS
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
 import { planMiniBatches } from './minibatch';
+import { ClipMarks, inspectedGroups, ratios, responseLogp, watchedPrompts } from './inspect';
 import { groupSignals, planRejection } from './rejection';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
 import { trackStages } from './stages';
@@ -79,6 +80,12 @@ export interface TrainerInit {
   onProgress?: (message: string) => void;
   /** Names the checkpoint in errors (a file path); default "checkpoint". */
   checkpointName?: string;
+  /**
+   * Record what the page's group inspector shows (src/rl/inspect.ts): the groups of the watched
+   * prompts besides the first ones, ρ after the update and clip marks per token. Read-only forward
+   * passes: the run's numbers are the same with or without it; it costs one small forward per step.
+   */
+  inspect?: boolean;
 }
 
 /** Sequences per generation call: the largest rollout batch of any stage, so one decode plan serves all. */
@@ -235,6 +242,7 @@ export class MagicTrainer {
     ckpt = null;
     const trainer = new MagicTrainer(backend, cfg, data, policy, ref, state);
     trainer.startWeightsChecksum = weightsChecksum(start);
+    trainer.inspect = init.inspect ?? false;
     if (!resumeState && cfg.data.offlineFilter.enabled) {
       const stored = baseMeta ? storedOfflineCorrect(baseMeta, trainer.offlineFilterKey(), data.train.length) : undefined;
       await trainer.runOfflineFilter(init.onProgress, stored);
@@ -253,6 +261,9 @@ export class MagicTrainer {
 
   /** "crc32:<8 hex>" of the starting weights' float32 bytes (the checkpoint's params, or the seeded init). */
   private startWeightsChecksum = '';
+
+  /** TrainerInit.inspect. */
+  private inspect = false;
 
   /** Correct-sample counts per training prompt from the offline filter (null when it did not run). */
   offlineCorrect: number[] | null = null;
@@ -398,6 +409,9 @@ export class MagicTrainer {
     this.state.solves = Array.from(counts.solves);
     const advantages = computeAdvantages(rewards, G, truncated, { normalizeStd: cfg.loss.advantageStd, truncation: cfg.truncation.mode });
     const keptGroups = plan!.keep;
+    // Groups the samples record (the inspector adds its watched prompts' groups, and ρ / clip marks below).
+    const watched = new Set(this.inspect ? watchedPrompts(this.state.pool) : []);
+    const shown = inspectedGroups(groups.map((g) => g.prompt), SAMPLE_GROUPS_PER_STEP, watched);
     const kept: { roll: Rollout; adv: number }[] = [];
     for (const g of keptGroups) for (let j = 0; j < G; j++) kept.push({ roll: all[g * G + j], adv: advantages[g * G + j] });
 
@@ -405,12 +419,13 @@ export class MagicTrainer {
     const entropies = batchEntropy(kept.length ? kept.map((k) => k.roll) : all);
     const entropyEstimate = controllerEntropy(cfg.loss.entropy.estimator, entropies);
     const cBefore = loggedEntropyCoef(cfg.loss.entropy, this.state.entropy);
+    const clipMarks = this.inspect ? new ClipMarks(this.policy, keptGroups, G, new Set(shown), kept.map((k) => k.roll), cfg.loss) : undefined;
     let alpha = NaN;
     let stats: StepStats[] = [];
     let trainedTokens = 0;
     if (kept.length) {
       alpha = entropyCoefForStep(cfg.loss.entropy, this.state.entropy, entropyEstimate);
-      const r = await this.update(kept, stage, alpha, step);
+      const r = await this.update(kept, stage, alpha, step, clipMarks);
       stats = r.stats;
       trainedTokens = r.tokens;
       this.state.entropy = updateEntropyState(cfg.loss.entropy, this.state.entropy, entropyEstimate);
@@ -445,7 +460,13 @@ export class MagicTrainer {
       [K.groups]: groups.length,
       [K.poolSize]: this.state.pool.length,
     } as StepRecord;
-    const samples = this.sampleRecords(step, groups, advantages, G, new Set(keptGroups));
+    // ρ after the update, for the recorded groups only (a read-only forward; none when nothing was updated).
+    let after: number[][] | null = null;
+    if (this.inspect && stats.length) {
+      const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + stage.maxResponseLength;
+      after = await responseLogp(this.policy, shown.flatMap((gi) => groups[gi].rolls), T, stage.temperature, G);
+    }
+    const samples = this.sampleRecords(step, groups, advantages, G, new Set(keptGroups), { shown, watched, after, clipMarks });
     const result: TrainStepResult = { record, samples };
     const every = cfg.eval.everySteps;
     if ((every > 0 && step % every === 0) || this.status().done) result.eval = await this.evaluate();
@@ -469,7 +490,7 @@ export class MagicTrainer {
   }
 
   /** N_SGD mini-batch GRPO updates on the kept responses (D_T: planMiniBatches); returns per-optimizer-step stats. */
-  private async update(kept: { roll: Rollout; adv: number }[], stage: ResolvedStage, alpha: number, step: number) {
+  private async update(kept: { roll: Rollout; adv: number }[], stage: ResolvedStage, alpha: number, step: number, clipMarks?: ClipMarks) {
     const cfg = this.cfg;
     const { maxResponseLength, temperature, groupSize: G, klBeta } = stage;
     const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + maxResponseLength;
@@ -515,18 +536,28 @@ export class MagicTrainer {
       // On-policy (one mini-batch): π_old is this forward's own logp, so ρ ≡ 1 at the step.
       if (!onPolicy) batch.oldLogp = old;
       if (klBeta > 0) batch.refLogp = (await this.ref!.forward(tok, tgt, rows, T, temperature)).logp;
+      await clipMarks?.before(mb, batch);
       this.state.adamStep++;
       stats.push(await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions() }));
     }
     return { stats, tokens };
   }
 
-  private sampleRecords(step: number, groups: { prompt: number; rolls: Rollout[] }[], advantages: Float64Array, G: number, kept: Set<number>): SampleRecord[] {
+  /** Records of the `shown` groups; with the inspector, `after` (log π after the update, the shown groups' responses in order) and the clip marks. */
+  private sampleRecords(
+    step: number,
+    groups: { prompt: number; rolls: Rollout[] }[],
+    advantages: Float64Array,
+    G: number,
+    kept: Set<number>,
+    { shown, watched, after, clipMarks }: { shown: number[]; watched: ReadonlySet<number>; after: number[][] | null; clipMarks?: ClipMarks },
+  ): SampleRecord[] {
     const out: SampleRecord[] = [];
-    groups.slice(0, SAMPLE_GROUPS_PER_STEP).forEach((g, gi) => {
+    shown.forEach((gi, n) => {
+      const g = groups[gi];
       const problem = this.data.train[g.prompt];
       g.rolls.forEach((r, j) => {
-        out.push({
+        const rec: SampleRecord = {
           step,
           group: gi,
           family: problem.family,
@@ -539,11 +570,17 @@ export class MagicTrainer {
           tokens: r.response.map((id) => VOCAB[id]),
           logp: r.logp,
           entropy: r.entropy,
-        });
+          promptId: g.prompt,
+        };
+        if (watched.has(g.prompt)) rec.watched = true;
+        if (after) rec.ratio = ratios(after[n * G + j], r.logp);
+        if (after && clipMarks) rec.clipped = clipMarks.of(gi * G + j);
+        out.push(rec);
       });
     });
     return out;
   }
+
 
   /** Held-out evaluation at every eval temperature, at the longest stage's response length. */
   async evaluate(): Promise<EvalRecord> {

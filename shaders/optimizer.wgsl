@@ -1,6 +1,8 @@
 // Optimizer kernels: the global gradient L2 norm (deterministic two-stage reduction, no
 // atomics) and AdamW over the flat parameter array. The norm never leaves the GPU: AdamW reads
-// norm[0] and derives its clip scale itself, so a training step needs no readback.
+// norm[0] and derives its clip scale itself, so a training step needs no readback. AdamW also
+// rejects a non-finite step on the GPU: when norm[0] or the step's loss is ±Inf or NaN it writes
+// nothing (params, m and v keep their bits; twin: stepIsFinite / adamwStep's gate).
 
 struct Params {
   n: u32,            // element count
@@ -26,6 +28,8 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> v: array<f32>;
 @group(0) @binding(5) var<storage, read_write> norm: array<f32>;
 @group(0) @binding(6) var<storage, read_write> scratch: array<f32>;
+// adamw: loss[0] = this step's loss (a copy of the stats block's word 0).
+@group(0) @binding(7) var<storage, read> loss: array<f32>;
 
 const WG: u32 = 256u;
 
@@ -72,15 +76,24 @@ fn grad_norm_final(@builtin(local_invocation_index) lid: u32) {
   }
 }
 
+// ±Inf or NaN: every exponent bit set. Tested on the bits, not with x != x: WGSL lets a compiler
+// assume floats are finite and fold such comparisons away.
+fn is_finite(x: f32) -> bool {
+  return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
+}
+
 // In-place AdamW (decoupled weight decay on [0, decay_end), bias-corrected), gradients
-// scaled by the clip factor min(1, max_norm / (norm + 1e-6)).
+// scaled by the clip factor min(1, max_norm / (norm + 1e-6)). Skipped entirely (nothing
+// written) when the gradient norm or the loss is not finite: a rejected step.
 @compute @workgroup_size(WG)
 fn adamw(@builtin(global_invocation_id) gid: vec3u) {
   let i = gid.y * p.row_groups * WG + gid.x;
   if (i >= p.n) { return; }
+  let gn = norm[0];
+  if (!is_finite(gn) || !is_finite(loss[0])) { return; }
   var scale = 1.0;
   if (p.clip != 0u) {
-    scale = min(1.0, p.max_norm / (norm[0] + 1e-6));
+    scale = min(1.0, p.max_norm / (gn + 1e-6));
   }
   let g = grads[i] * scale;
   let mi = p.beta1 * m[i] + p.one_minus_beta1 * g;

@@ -263,25 +263,32 @@ function kernelChecks(rt: CpuRuntime): CpuCheck[] {
     }),
   });
   checks.push({
-    name: 'grad norm + clipped AdamW (3 steps, n = 5003)',
+    name: 'grad norm + clipped AdamW (3 steps, n = 5003, then a NaN-loss step that must write nothing)',
     run: withScratch((m, rng) => {
       const [n, decayEnd] = [5003, 2048];
       const opts = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-6, weightDecay: 0.1, maxGradNorm: 10 };
       const p0 = randn(rng, n);
       const [params, mm, vv] = [p0.slice(), new Float64Array(n), new Float64Array(n)];
       const [pp, pm, pv, pg] = [m.f32(p0), m.f32(new Float64Array(n)), m.f32(new Float64Array(n)), m.poison(n)];
-      const [partials, norm, hyper] = [m.bytes(normPartialBytes(n)), m.poison(4), m.bytes(48)];
+      const [partials, norm, hyper, loss] = [m.bytes(normPartialBytes(n)), m.poison(4), m.bytes(48), m.f32([0.5])];
       let normErr = 0;
       for (let step = 1; step <= 3; step++) {
         const g = randn(rng, n, 0.3 * step);
         rt.f32(pg, n).set(Float32Array.from(g));
         writeAdamW(rt, hyper, step, opts);
-        m.run((p) => p.gradNorm(pg, n, partials, norm).barrier().adamw({ params: pp, grads: pg, m: pm, v: pv, hyper, norm, decayEnd, n }));
+        m.run((p) => p.gradNorm(pg, n, partials, norm).barrier().adamw({ params: pp, grads: pg, m: pm, v: pv, hyper, norm, loss, decayEnd, n }));
         const c = ref.clipGradNorm(g, opts.maxGradNorm);
         normErr = Math.max(normErr, Math.abs(m.read(norm, 1)[0] - c.norm) / c.norm);
         ref.adamwStep(params, g, mm, vv, { ...opts, step, gradScale: c.scale, decayEnd });
       }
-      return worst(normErr, relErr(m.read(pp, n), params), relErr(m.read(pm, n), mm), relErr(m.read(pv, n), vv));
+      // A rejected step (non-finite loss): params, m and v must keep their bits.
+      const before = [m.read(pp, n), m.read(pm, n), m.read(pv, n)];
+      rt.f32(loss, 1)[0] = NaN;
+      writeAdamW(rt, hyper, 4, opts);
+      m.run((p) => p.gradNorm(pg, n, partials, norm).barrier().adamw({ params: pp, grads: pg, m: pm, v: pv, hyper, norm, loss, decayEnd, n }));
+      const after = [m.read(pp, n), m.read(pm, n), m.read(pv, n)];
+      const touched = before.some((b, k) => b.some((x, i) => !Object.is(x, after[k][i]))) ? Infinity : 0;
+      return worst(normErr, touched, relErr(m.read(pp, n), params), relErr(m.read(pm, n), mm), relErr(m.read(pv, n), vv));
     }),
   });
   checks.push({

@@ -243,7 +243,7 @@ function kernelChecks(): Check[] {
     },
   });
   checks.push({
-    name: 'grad norm + clipped AdamW (2 steps)',
+    name: 'grad norm + clipped AdamW (2 steps, then a NaN-loss step that must write nothing)',
     run: async (rt, rng) => {
       const n = 5003;
       const decayEnd = 2048;
@@ -254,9 +254,10 @@ function kernelChecks(): Check[] {
       const m = upload(rt, 'gc.o.m', new Float64Array(n));
       const v = upload(rt, 'gc.o.v', new Float64Array(n));
       const norm = poisoned(rt, 'gc.o.norm', 1);
+      const loss = upload(rt, 'gc.o.loss', [0.5]);
       const opts = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, maxGradNorm: 10 };
       const gn = await gradNorm(rt, { grads, n, scratch: poisoned(rt, 'gc.o.s', gradNormScratchFloats(n)), norm });
-      const aw = await adamw(rt, { params, grads, m, v, norm, n, decayEnd, opts });
+      const aw = await adamw(rt, { params, grads, m, v, norm, loss, n, decayEnd, opts });
       const rp = p.slice();
       const rm = new Float64Array(n);
       const rv = new Float64Array(n);
@@ -268,7 +269,14 @@ function kernelChecks(): Check[] {
         ref.adamwStep(rp, gr, rm, rv, { ...opts, step, gradScale: c.scale, decayEnd });
         normErr = Math.max(normErr, Math.abs((await rt.readF32(norm, 0, 1))[0] - c.norm) / c.norm);
       }
-      return worst(normErr, relErr(await rt.readF32(params, 0, n), rp), relErr(await rt.readF32(m, 0, n), rm), relErr(await rt.readF32(v, 0, n), rv));
+      // A rejected step (non-finite loss): params, m and v must keep their bits.
+      const before = [await rt.readF32(params, 0, n), await rt.readF32(m, 0, n), await rt.readF32(v, 0, n)];
+      rt.write(loss, new Float32Array([NaN]));
+      aw.update(rt, 3, opts);
+      rt.run([...gn, ...aw.dispatches]);
+      const after = [await rt.readF32(params, 0, n), await rt.readF32(m, 0, n), await rt.readF32(v, 0, n)];
+      const touched = before.some((b, k) => b.some((x, i) => !Object.is(x, after[k][i]))) ? Infinity : 0;
+      return worst(normErr, touched, relErr(await rt.readF32(params, 0, n), rp), relErr(await rt.readF32(m, 0, n), rm), relErr(await rt.readF32(v, 0, n), rv));
     },
   });
   return checks;

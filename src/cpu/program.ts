@@ -142,9 +142,9 @@ export class ProgramBuilder {
     return this.cmd('NORM_FINISH', partials, Math.ceil(n / 8192), norm);
   }
 
-  /** hyper: 11 f32 words (adamwWords). */
-  adamw(a: { params: number; grads: number; m: number; v: number; hyper: number; norm: number; decayEnd: number; n: number }): this {
-    return this.cmd('ADAMW', a.params, a.grads, a.m, a.v, a.hyper, a.norm, a.decayEnd, a.n);
+  /** hyper: 11 f32 words (adamwWords); loss: f32, the step's loss. Writes nothing when norm[0] or loss[0] is not finite (a rejected step). */
+  adamw(a: { params: number; grads: number; m: number; v: number; hyper: number; norm: number; loss: number; decayEnd: number; n: number }): this {
+    return this.cmd('ADAMW', a.params, a.grads, a.m, a.v, a.hyper, a.norm, a.decayEnd, a.n, a.loss);
   }
 
   /** opts: samplerOptionBytes (f64 τ, f64 top-p, u32 seed, maxResponseLength, eosId, padId). */

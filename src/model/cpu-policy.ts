@@ -5,7 +5,8 @@
  * and replayed.
  *
  *   update():   prepare Wᵀ → zero grads → forward at τ → loss (on-policy: oldLogp := this logp)
- *               → backward → grad norm → clipped AdamW (unless update: false)
+ *               → backward → grad norm → clipped AdamW (unless update: false; skipped, writing
+ *               nothing, when the loss or the grad norm is not finite)
  *   forward():  prepare Wᵀ → forward; logp and entropy of every target
  *   generate(): prepare Wᵀ, then one decode step per position for all sequences (KV cache,
  *               counter-based sampler); each thread owns a fixed set of sequences, so a step needs
@@ -377,7 +378,8 @@ export class CpuPolicy implements PolicyEngine {
     b.barrier();
     this.emitBackward(b, s);
     b.gradNorm(this.grads, n, this.partials, this.norm).barrier();
-    if (update) b.adamw({ params: this.params, grads: this.grads, m: this.adamM, v: this.adamV, hyper: this.hyper, norm: this.norm, decayEnd: this.layout.decayEnd, n }).barrier();
+    // AdamW reads the loss (stats word 0) and the norm itself and writes nothing for a non-finite step.
+    if (update) b.adamw({ params: this.params, grads: this.grads, m: this.adamM, v: this.adamV, hyper: this.hyper, norm: this.norm, loss: this.stats + STATS.loss * F32, decayEnd: this.layout.decayEnd, n }).barrier();
     const p = this.own(b.finish(this.rt));
     s.programs.set(key, p);
     return p;
@@ -425,7 +427,7 @@ export class CpuPolicy implements PolicyEngine {
     const stats = new Float32Array(STATS_FLOATS);
     stats.set(rt.f32(this.stats, 8));
     stats[STATS.gradNorm] = rt.f32(this.norm, 1)[0];
-    return decodeStats(stats);
+    return decodeStats(stats, update);
   }
 
   async forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }> {

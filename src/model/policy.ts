@@ -62,9 +62,11 @@ export interface DecodePlan {
 export interface OptimizerPlan {
   /** Global gradient norm (before clipping) lands here: f32 [1]. */
   norm: GPUBuffer;
+  /** f32 [1]: the step's loss, copied here (GPU to GPU) before adamDispatches; with `norm` it gates AdamW. */
+  loss: GPUBuffer;
   /** Computes the gradient norm into `norm`. */
   normDispatches: Dispatch[];
-  /** Clipped AdamW (reads `norm`); run after normDispatches. */
+  /** Clipped AdamW (reads `norm` and `loss`; writes nothing when either is not finite); run after normDispatches. */
   adamDispatches: Dispatch[];
   update(step: number, opts: AdamWOptions): void;
 }
@@ -283,10 +285,11 @@ export class GpuPolicy {
     const n = this.layout.totalFloats;
     const scratch = this.act('opt.scratch', gradNormScratchFloats(n));
     const norm = this.act('opt.norm', 4);
+    const loss = this.act('opt.loss', 4);
     const gn = await gradNorm(rt, { grads: this.grads, n, scratch, norm });
     const opts: AdamWOptions = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1 };
-    const aw = await adamw(rt, { params: this.params, grads: this.grads, m: this.adamM, v: this.adamV, norm, n, decayEnd: this.layout.decayEnd, opts });
-    return { norm, normDispatches: gn, adamDispatches: aw.dispatches, update: (step, o) => aw.update(rt, step, o) };
+    const aw = await adamw(rt, { params: this.params, grads: this.grads, m: this.adamM, v: this.adamV, norm, loss, n, decayEnd: this.layout.decayEnd, opts });
+    return { norm, loss, normDispatches: gn, adamDispatches: aw.dispatches, update: (step, o) => aw.update(rt, step, o) };
   }
 
   /** Decoding plan for B sequences of up to contextLength tokens (cached per B). */

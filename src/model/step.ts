@@ -5,10 +5,13 @@
  *   (dlogp, dent, batch stats) → backward (grads) → grad norm → clipped AdamW
  *
  * all in one command buffer; the only readback is the small stats/grad-norm block at the end.
+ * AdamW itself rejects a non-finite step on the GPU (loss or grad norm ±Inf / NaN: nothing
+ * written), and `applied` in the stats read back says whether it did (same values, same rule).
  */
 import type { Dispatch } from '../gpu/runtime';
 import { crossEntropyLoss, grpoLoss, grpoLossScratchFloats, type GrpoLossOptions } from '../gpu/kernels/loss';
 import type { AdamWOptions } from '../gpu/kernels/optimizer';
+import { stepIsFinite } from './reference/ops';
 import type { GpuPolicy, OptimizerPlan, TrainPlan } from './policy';
 
 /** Layout of the stats block read back after a step (first 8 words are the loss kernel's stats). */
@@ -34,10 +37,18 @@ export interface StepStats {
   clipfracLower: number;
   ppoKl: number;
   maskCount: number;
+  /** Global gradient norm before clipping. */
   gradNorm: number;
+  /**
+   * Whether AdamW applied this step. false when the update was not asked for (update: false) or
+   * was rejected because the loss or the gradient norm is not finite (stepIsFinite): weights and
+   * AdamW moments are then exactly as before the call.
+   */
+  applied: boolean;
 }
 
-export function decodeStats(s: Float32Array): StepStats {
+/** The stats block of an update as StepStats; `update`: whether AdamW was asked to run. */
+export function decodeStats(s: Float32Array, update: boolean): StepStats {
   const n = Math.max(1, s[STATS.maskCount]);
   return {
     loss: s[STATS.loss],
@@ -49,6 +60,7 @@ export function decodeStats(s: Float32Array): StepStats {
     ppoKl: s[STATS.ppoKlSum] / n,
     maskCount: s[STATS.maskCount],
     gradNorm: s[STATS.gradNorm],
+    applied: update && stepIsFinite(s[STATS.loss], s[STATS.gradNorm]),
   };
 }
 
@@ -74,7 +86,7 @@ export interface PolicyStep {
    * computes gradients and stats only (no optimizer step, grads left in policy.grads).
    */
   run(o: { step: number; adamw: AdamWOptions; onPolicy: boolean; update?: boolean }): void;
-  /** Reads the stats block of the last run. */
+  /** Reads the stats block of the last run (`applied`: whether its AdamW wrote the step). */
   readStats(): Promise<StepStats>;
 }
 
@@ -117,6 +129,7 @@ export async function buildPolicyStep(policy: GpuPolicy, B: number, T: number, t
   } else {
     lossDispatches = await crossEntropyLoss(rt, { logp: plan.logp, weights, mask, dlogp: plan.dlogp, dent: plan.dent, stats, scratch, N });
   }
+  let lastUpdate = true;
   return {
     plan,
     optimizer,
@@ -130,17 +143,20 @@ export async function buildPolicyStep(policy: GpuPolicy, B: number, T: number, t
     setLossOptions,
     run({ step, adamw, onPolicy, update = true }) {
       if (update) optimizer.update(step, adamw);
+      lastUpdate = update;
       const enc = rt.device.createCommandEncoder();
       policy.zeroGrads(enc);
       rt.encode(enc, plan.forward);
       if (onPolicy) enc.copyBufferToBuffer(plan.logp, 0, oldLogp, 0, N * 4);
       rt.encode(enc, [...lossDispatches, ...plan.backward]);
+      // AdamW's gate reads the loss from the optimizer's own word (its bind group is shared by every step shape).
+      if (update) enc.copyBufferToBuffer(stats, STATS.loss * 4, optimizer.loss, 0, 4);
       rt.encode(enc, update ? [...optimizer.normDispatches, ...optimizer.adamDispatches] : optimizer.normDispatches);
       enc.copyBufferToBuffer(optimizer.norm, 0, stats, STATS.gradNorm * 4, 4);
       rt.device.queue.submit([enc.finish()]);
     },
     async readStats() {
-      return decodeStats(await rt.readF32(stats, 0, STATS_FLOATS));
+      return decodeStats(await rt.readF32(stats, 0, STATS_FLOATS), lastUpdate);
     },
   };
 }

@@ -404,13 +404,14 @@ describe('optimizer vs float64 twins', () => {
       const pg = m.rt.allocF32(n);
       const partials = m.rt.alloc(normPartialBytes(n));
       const norm = m.poison(4);
+      const loss = m.f32([0.25]);
       const hyper = m.rt.alloc(48);
       const opts = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-6, weightDecay: 0.1, maxGradNorm };
       for (let step = 1; step <= 3; step++) {
         const g = f32(randn(rng, n, 0.3));
         m.rt.f32(pg, n).set(Float32Array.from(g));
         writeAdamW(m.rt, hyper, step, opts);
-        m.run((p) => p.gradNorm(pg, n, partials, norm).barrier().adamw({ params: pp, grads: pg, m: pm, v: pv, hyper, norm, decayEnd, n }));
+        m.run((p) => p.gradNorm(pg, n, partials, norm).barrier().adamw({ params: pp, grads: pg, m: pm, v: pv, hyper, norm, loss, decayEnd, n }));
         const { norm: refNorm, scale } = ref.clipGradNorm(g, maxGradNorm);
         expect(m.read(norm, 1)[0], `seed ${seed}`).toBeCloseTo(refNorm, 3);
         expect(Math.abs(m.read(norm, 1)[0] - refNorm) / refNorm).toBeLessThan(1e-6);
@@ -421,6 +422,68 @@ describe('optimizer vs float64 twins', () => {
       expect(worst, `seed ${seed} n ${n}`).toBeLessThan(1e-3);
       expect(relErr(m.read(pm, n), mm)).toBeLessThan(TOL);
       expect(relErr(m.read(pv, n), vv)).toBeLessThan(TOL);
+    }
+  });
+});
+
+describe('AdamW rejects a non-finite step', () => {
+  // A ±Inf / NaN gradient, or a non-finite loss with finite gradients: params, m and v keep their
+  // bits, the norm is still written, and the steps around it match the float64 twin that skips the
+  // same steps (adamwStep's gate), t advancing only on applied steps (as the trainer does).
+  const rejects: Array<{ what: string; poison: (g: Float64Array, rng: Rng) => number }> = [
+    { what: 'an Infinity gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = Infinity), 0.5) },
+    { what: 'a -Infinity gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = -Infinity), 0.5) },
+    { what: 'a NaN gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = NaN), 0.5) },
+    { what: 'a NaN loss', poison: () => NaN },
+    { what: 'an Infinity loss', poison: () => Infinity },
+    { what: 'a -Infinity loss', poison: () => -Infinity },
+  ];
+  it(`odd sizes, each of: ${rejects.map((r) => r.what).join(', ')}`, async () => {
+    const m = new Mem(await cpu());
+    for (const n of [1, 37, 1001, 20001]) {
+      const seed = freshSeed();
+      const rng = new Rng(seed);
+      const decayEnd = Math.floor(n / 3);
+      const p64 = f32(randn(rng, n));
+      const m64 = new Float64Array(n);
+      const v64 = new Float64Array(n);
+      const pp = m.f32(p64);
+      const pm = m.f32(m64);
+      const pv = m.f32(v64);
+      const pg = m.rt.allocF32(n);
+      const partials = m.rt.alloc(normPartialBytes(n));
+      const norm = m.rt.allocF32(4);
+      const loss = m.rt.allocF32(1);
+      const hyper = m.rt.alloc(48);
+      const opts = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-6, weightDecay: 0.1, maxGradNorm: 0.5 };
+      let t = 0;
+      const plan = [null, ...rejects.flatMap((r) => [r, null])];
+      for (const [k, r] of plan.entries()) {
+        const g = f32(randn(rng, n, 0.3));
+        const lossValue = r ? r.poison(g, rng) : 0.5;
+        const { norm: refNorm, scale } = ref.clipGradNorm(g, opts.maxGradNorm);
+        const applied = ref.adamwStep(p64, g, m64, v64, { ...opts, step: t + 1, gradScale: scale, decayEnd, gate: { loss: lossValue, gradNorm: refNorm } });
+        expect(applied, `step ${k}`).toBe(r === null);
+        const before = [m.read(pp, n), m.read(pm, n), m.read(pv, n)];
+        m.rt.f32(pg, n).set(Float32Array.from(g));
+        m.rt.f32(loss, 1)[0] = lossValue;
+        m.rt.f32(norm, 1)[0] = 0.125; // finite poison: a skipped norm pass would let AdamW run
+        writeAdamW(m.rt, hyper, t + 1, opts);
+        m.run((p) => p.gradNorm(pg, n, partials, norm).barrier().adamw({ params: pp, grads: pg, m: pm, v: pv, hyper, norm, loss, decayEnd, n }));
+        const label = `seed ${seed}, n ${n}, step ${k} (${r?.what ?? 'finite'})`;
+        const gotNorm = m.read(norm, 1)[0];
+        if (Number.isFinite(refNorm)) expect(Math.abs(gotNorm - refNorm) / refNorm, label).toBeLessThan(1e-6);
+        else expect(Number.isNaN(refNorm) ? Number.isNaN(gotNorm) : gotNorm === Infinity, `${label}: norm ${gotNorm}, want ${refNorm}`).toBe(true);
+        const after = [m.read(pp, n), m.read(pm, n), m.read(pv, n)];
+        if (applied) t++;
+        else ['params', 'm', 'v'].forEach((name, j) => expect(Buffer.from(after[j].buffer).equals(Buffer.from(before[j].buffer)), `${name} changed, ${label}`).toBe(true));
+      }
+      expect(t).toBe(rejects.length + 1);
+      const got = m.read(pp, n);
+      const worst = Math.max(...Array.from(p64, (x, i) => Math.abs(got[i] - x) / opts.lr));
+      expect(worst, `seed ${seed} n ${n}`).toBeLessThan(1e-3);
+      expect(relErr(m.read(pm, n), m64), `m, seed ${seed} n ${n}`).toBeLessThan(TOL);
+      expect(relErr(m.read(pv, n), v64), `v, seed ${seed} n ${n}`).toBeLessThan(TOL);
     }
   });
 });

@@ -50,9 +50,10 @@ describe('AdamW with GPU-side gradient clipping vs float64 reference', () => {
       const grads = upload(rt, 'grads', new Float32Array(n));
       const scratch = rt.buffer('scratch', gradNormScratchFloats(n) * 4);
       const norm = rt.buffer('norm', 4);
+      const loss = upload(rt, 'loss', [0.25]);
       const base: AdamWOptions = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, maxGradNorm: Infinity };
       const norms = await gradNorm(rt, { grads, n, scratch, norm });
-      const opt = await adamw(rt, { params, grads, m, v, norm, n, decayEnd, opts: base });
+      const opt = await adamw(rt, { params, grads, m, v, norm, loss, n, decayEnd, opts: base });
       let clipped = 0;
       for (let step = 1; step <= 3; step++) {
         // Different gradient scale and lr each step: checks that `update` rewrites every option.
@@ -77,6 +78,72 @@ describe('AdamW with GPU-side gradient clipping vs float64 reference', () => {
     });
   }
 
+  // A non-finite step (a ±Inf / NaN gradient, or a non-finite loss with finite gradients) is
+  // rejected on the GPU: params, m and v keep their bits, the norm is still written, and the
+  // steps around it match the float64 twin that skips the same steps (adamwStep's gate), with
+  // the step count t advancing only on applied steps (as the trainer does).
+  const rejects: Array<{ what: string; poison: (g: Float64Array, rng: Rng) => number }> = [
+    { what: 'an Infinity gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = Infinity), 0.5) },
+    { what: 'a -Infinity gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = -Infinity), 0.5) },
+    { what: 'a NaN gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = NaN), 0.5) },
+    { what: 'a NaN loss', poison: () => NaN },
+    { what: 'an Infinity loss', poison: () => Infinity },
+    { what: 'a -Infinity loss', poison: () => -Infinity },
+  ];
+  for (const n of [1, 63, 1001, 70001]) {
+    it(`rejects a non-finite step without writing (n=${n}): ${rejects.map((r) => r.what).join(', ')}`, async () => {
+      const rt = await gpu();
+      const seed = freshSeed();
+      const rng = new Rng(seed);
+      const decayEnd = Math.floor(n / 3);
+      const p64 = f32(randn(rng, n));
+      const m64 = new Float64Array(n);
+      const v64 = new Float64Array(n);
+      const params = upload(rt, 'params', p64);
+      const m = upload(rt, 'm', m64);
+      const v = upload(rt, 'v', v64);
+      const grads = upload(rt, 'grads', new Float32Array(n));
+      const scratch = rt.buffer('scratch', gradNormScratchFloats(n) * 4);
+      const norm = rt.buffer('norm', 4);
+      const loss = rt.buffer('loss', 4);
+      const opts: AdamWOptions = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, maxGradNorm: 0.5 };
+      const norms = await gradNorm(rt, { grads, n, scratch, norm });
+      const opt = await adamw(rt, { params, grads, m, v, norm, loss, n, decayEnd, opts });
+      let t = 0;
+      // finite, then each rejection with a finite step after it: the moments carry on as if the rejected step never ran.
+      const plan = [null, ...rejects.flatMap((r) => [r, null])];
+      for (const [k, r] of plan.entries()) {
+        const g = f32(randn(rng, n, 0.05));
+        const lossValue = r ? r.poison(g, rng) : 0.5;
+        const { norm: refNorm, scale } = ref.clipGradNorm(g, opts.maxGradNorm);
+        const applied = ref.adamwStep(p64, g, m64, v64, { ...opts, step: t + 1, gradScale: scale, decayEnd, gate: { loss: lossValue, gradNorm: refNorm } });
+        expect(applied, `step ${k}`).toBe(r === null);
+        const before = [await rt.readF32(params, 0, n), await rt.readF32(m, 0, n), await rt.readF32(v, 0, n)];
+        rt.write(grads, Float32Array.from(g));
+        rt.write(loss, new Float32Array([lossValue]));
+        rt.write(scratch, new Float32Array(gradNormScratchFloats(n)).fill(NaN));
+        rt.write(norm, new Float32Array([0.125])); // poison that is finite: a skipped norm pass would let AdamW run
+        opt.update(rt, t + 1, opts);
+        rt.run([...norms, ...opt.dispatches]);
+        const gotNorm = (await rt.readF32(norm, 0, 1))[0];
+        const label = `seed ${seed}, step ${k} (${r?.what ?? 'finite'})`;
+        if (Number.isFinite(refNorm)) expect(Math.abs(gotNorm - refNorm) / refNorm, label).toBeLessThan(1e-5);
+        else expect(Number.isNaN(refNorm) ? Number.isNaN(gotNorm) : gotNorm === Infinity, `${label}: norm ${gotNorm}, want ${refNorm}`).toBe(true);
+        const after = [await rt.readF32(params, 0, n), await rt.readF32(m, 0, n), await rt.readF32(v, 0, n)];
+        if (applied) {
+          t++;
+          expect(relErr(after[0], p64), `params, ${label}`).toBeLessThan(TOL);
+        } else {
+          ['params', 'm', 'v'].forEach((name, j) => expect(Buffer.from(after[j].buffer).equals(Buffer.from(before[j].buffer)), `${name} changed, ${label}`).toBe(true));
+        }
+      }
+      expect(t).toBe(rejects.length + 1);
+      expect(relErr(await rt.readF32(params, 0, n), p64), `params, seed ${seed}`).toBeLessThan(TOL);
+      expect(relErr(await rt.readF32(m, 0, n), m64), `m, seed ${seed}`).toBeLessThan(TOL);
+      expect(relErr(await rt.readF32(v, 0, n), v64), `v, seed ${seed}`).toBeLessThan(TOL);
+    });
+  }
+
   it('applies weight decay only to [0, decayEnd)', async () => {
     // Zero gradients: the update is the decay alone, so untouched tail elements must be bit-equal.
     const rt = await gpu();
@@ -88,7 +155,8 @@ describe('AdamW with GPU-side gradient clipping vs float64 reference', () => {
     const v = upload(rt, 'v', new Float32Array(n));
     const grads = upload(rt, 'grads', new Float32Array(n));
     const norm = upload(rt, 'norm', [0]);
-    const opt = await adamw(rt, { params, grads, m, v, norm, n, decayEnd, opts: { lr: 0.5, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.2, maxGradNorm: 1 } });
+    const loss = upload(rt, 'loss', [0]);
+    const opt = await adamw(rt, { params, grads, m, v, norm, loss, n, decayEnd, opts: { lr: 0.5, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.2, maxGradNorm: 1 } });
     rt.run(opt.dispatches);
     const got = await rt.readF32(params, 0, n);
     for (let i = 0; i < n; i++) {
@@ -101,8 +169,8 @@ describe('AdamW with GPU-side gradient clipping vs float64 reference', () => {
     const rt = await gpu();
     const b = rt.buffer('tiny', 16);
     const opts: AdamWOptions = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 };
-    await expect(adamw(rt, { params: b, grads: b, m: b, v: b, norm: b, n: 4, decayEnd: 5, opts })).rejects.toThrow(/decayEnd/);
-    const opt = await adamw(rt, { params: rt.buffer('p4', 16), grads: rt.buffer('g4', 16), m: rt.buffer('m4', 16), v: rt.buffer('v4', 16), norm: rt.buffer('n4', 16), n: 4, decayEnd: 4, opts });
+    await expect(adamw(rt, { params: b, grads: b, m: b, v: b, norm: b, loss: b, n: 4, decayEnd: 5, opts })).rejects.toThrow(/decayEnd/);
+    const opt = await adamw(rt, { params: rt.buffer('p4', 16), grads: rt.buffer('g4', 16), m: rt.buffer('m4', 16), v: rt.buffer('v4', 16), norm: rt.buffer('n4', 16), loss: rt.buffer('l4', 16), n: 4, decayEnd: 4, opts });
     expect(() => opt.update(rt, 0, opts)).toThrow(/step/);
     expect(() => opt.update(rt, 1, { ...opts, maxGradNorm: 0 })).toThrow(/maxGradNorm/);
   });

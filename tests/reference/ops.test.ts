@@ -20,6 +20,7 @@ import {
   logSoftmaxEntropyForward,
   rmsnormBackward,
   rmsnormForward,
+  stepIsFinite,
   type GrpoLossOptions,
   type GrpoTokenInputs,
   type KlType,
@@ -417,5 +418,21 @@ describe('adamwStep', () => {
     const v2 = 0.999 * 0.001 + 0.001 * 9;
     const step2 = m2 / (1 - 0.81) / Math.sqrt(v2 / (1 - 0.999 ** 2));
     expect(p[0]).toBeCloseTo(-1 - step2, 12);
+  });
+  it('gate: a non-finite loss or grad norm rejects the step and touches nothing (stepIsFinite)', () => {
+    expect(stepIsFinite(0.5, 2)).toBe(true);
+    for (const [loss, norm] of [[NaN, 1], [Infinity, 1], [-Infinity, 1], [0.5, NaN], [0.5, Infinity]]) {
+      expect(stepIsFinite(loss, norm), `${loss}, ${norm}`).toBe(false);
+      const p = f64([1, 2]);
+      const m = f64([0.1, 0.2]);
+      const v = f64([0.01, 0.02]);
+      const g = f64([norm, 1]);
+      const opts = { lr: 0.1, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, step: 3, gradScale: 1, decayEnd: 2, gate: { loss, gradNorm: norm } };
+      expect(adamwStep(p, g, m, v, opts)).toBe(false);
+      expect([...p, ...m, ...v]).toEqual([1, 2, 0.1, 0.2, 0.01, 0.02]);
+    }
+    const p = f64([1]);
+    expect(adamwStep(p, f64([1]), f64([0]), f64([0]), { lr: 0.1, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, step: 1, gradScale: 1, decayEnd: 0, gate: { loss: 0.5, gradNorm: 1 } })).toBe(true);
+    expect(p[0]).toBeCloseTo(0.9, 6);
   });
 });

@@ -244,9 +244,9 @@ export function run(prog: usize, count: i32, tid: i32, nt: i32, ctl: usize, canW
         break;
       }
       case OP_ADAMW: {
-        // params grads m v hyper norm decayEnd n
+        // params grads m v hyper norm decayEnd n loss
         split(arg(cmd, 8), 64, tid, nt);
-        if (lo < hi) adamw(ptr(cmd, 1), ptr(cmd, 2), ptr(cmd, 3), ptr(cmd, 4), ptr(cmd, 5), ptr(cmd, 6), arg(cmd, 7), lo, hi);
+        if (lo < hi) adamw(ptr(cmd, 1), ptr(cmd, 2), ptr(cmd, 3), ptr(cmd, 4), ptr(cmd, 5), ptr(cmd, 6), ptr(cmd, 9), arg(cmd, 7), lo, hi);
         break;
       }
       case OP_SAMPLE: {

@@ -1,5 +1,5 @@
 // Global gradient norm and clipped AdamW over the flat parameter array (twins: clipGradNorm /
-// adamwStep in src/model/reference/ops.ts; same rule as shaders/optimizer.wgsl).
+// stepIsFinite / adamwStep in src/model/reference/ops.ts; same rule as shaders/optimizer.wgsl).
 import { at } from './common';
 
 /** Floats per partial of the norm: a fixed chunking, so the sum order ignores the thread count. */
@@ -36,13 +36,20 @@ export function gradNormFinish(partials: usize, chunks: i32, norm: usize): void 
   store<f32>(norm, <f32>Math.sqrt(s));
 }
 
+/** ±Inf or NaN: every exponent bit set (the WGSL kernel's test, on the bits). */
+@inline function nonFinite(x: f32): bool {
+  return (reinterpret<u32>(x) & 0x7f800000) == 0x7f800000;
+}
+
 // AdamW hyperparameters block (f32 words): lr, beta1, 1−beta1, beta2, 1−beta2, eps, weightDecay,
 // 1/(1−beta1^t), 1/(1−beta2^t), maxNorm, clip (1 = clip by maxNorm).
 /**
  * Elements [i0, i1): g = grad·min(1, maxNorm/(norm + 1e-6)) (when clipping), m = β1·m + (1−β1)·g,
  * v = β2·v + (1−β2)·g², p −= lr·(m̂/(√v̂ + eps) + wd·p) with wd only below decayEnd.
+ * A rejected step writes nothing: when norm[0] or loss[0] (the step's loss) is not finite.
  */
-export function adamw(params: usize, grads: usize, m: usize, v: usize, hyper: usize, norm: usize, decayEnd: i32, i0: i32, i1: i32): void {
+export function adamw(params: usize, grads: usize, m: usize, v: usize, hyper: usize, norm: usize, loss: usize, decayEnd: i32, i0: i32, i1: i32): void {
+  if (nonFinite(load<f32>(norm)) || nonFinite(load<f32>(loss))) return;
   const lr = f32x4.splat(load<f32>(hyper));
   const b1 = f32x4.splat(load<f32>(hyper, 4));
   const omb1 = f32x4.splat(load<f32>(hyper, 8));

@@ -1,7 +1,8 @@
 /**
  * Builders for shaders/optimizer.wgsl: the global gradient norm (two-stage, deterministic) and
- * AdamW with gradient clipping read from that norm on the GPU. Float64 twins: clipGradNorm and
- * adamwStep in src/model/reference/ops.ts.
+ * AdamW with gradient clipping read from that norm on the GPU, which skips a non-finite step
+ * (norm or loss ±Inf / NaN) without writing anything. Float64 twins: clipGradNorm, stepIsFinite
+ * and adamwStep (with its gate) in src/model/reference/ops.ts.
  */
 import { ceilDiv, f32bits, type Binding, type Dispatch, type GpuRuntime } from '../runtime';
 
@@ -89,10 +90,16 @@ function adamwWords(n: number, rowGroups: number, decayEnd: number, step: number
   ];
 }
 
-/** In-place AdamW over the flat params (n floats) reading the clip scale from norm[0] ON THE GPU (no readback); `update` sets the step t (≥1, for bias correction) and options each step without re-recording. */
+/**
+ * In-place AdamW over the flat params (n floats) reading the clip scale from norm[0] ON THE GPU
+ * (no readback); `update` sets the step t (≥1, for bias correction) and options each step
+ * without re-recording. `loss` (f32 [1], another buffer than `norm`) holds the step's loss: when
+ * it or norm[0] is not finite the kernel writes nothing — params, m and v keep their bits (a
+ * rejected step; the caller reads the same two values back to know).
+ */
 export async function adamw(
   rt: GpuRuntime,
-  a: { params: Binding; grads: Binding; m: Binding; v: Binding; norm: Binding; n: number; decayEnd: number; opts: AdamWOptions },
+  a: { params: Binding; grads: Binding; m: Binding; v: Binding; norm: Binding; loss: Binding; n: number; decayEnd: number; opts: AdamWOptions },
 ): Promise<{ dispatches: Dispatch[]; update(rt: GpuRuntime, step: number, opts: AdamWOptions): void }> {
   checkCount(a.n, 'adamw');
   if (!Number.isInteger(a.decayEnd) || a.decayEnd < 0 || a.decayEnd > a.n) {
@@ -105,7 +112,7 @@ export async function adamw(
   const { n, decayEnd } = a;
   const d = await rt.dispatch({
     kernel: { shader: SHADER, entry: 'adamw' },
-    bindings: { 1: a.params, 2: a.grads, 3: a.m, 4: a.v, 5: a.norm },
+    bindings: { 1: a.params, 2: a.grads, 3: a.m, 4: a.v, 5: a.norm, 7: a.loss },
     params: adamwWords(n, rowGroups, decayEnd, 1, a.opts),
     workgroups,
   });

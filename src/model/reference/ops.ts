@@ -590,11 +590,22 @@ export interface AdamWOptions {
   gradScale: number;
   /** Elements [0, decayEnd) get weight decay; the rest do not. */
   decayEnd: number;
+  /** The step's loss and global gradient norm (before clipping): a non-finite one rejects the step (stepIsFinite). Absent: always applied. */
+  gate?: { loss: number; gradNorm: number };
+}
+
+/**
+ * Whether an update may apply (both engines' rule, checked before AdamW): the loss and the
+ * global gradient norm are both finite. A rejected step leaves params, m and v as they were.
+ */
+export function stepIsFinite(loss: number, gradNorm: number): boolean {
+  return Number.isFinite(loss) && Number.isFinite(gradNorm);
 }
 
 /**
  * One AdamW step, in place on params, m and v. Weight decay is decoupled (AdamW) and uses the
- * parameter value from before this update.
+ * parameter value from before this update. Returns false, touching nothing, when `gate` says the
+ * step is not finite.
  */
 export function adamwStep(
   params: Float64Array,
@@ -602,8 +613,9 @@ export function adamwStep(
   m: Float64Array,
   v: Float64Array,
   opts: AdamWOptions,
-): void {
-  const { lr, beta1, beta2, eps, weightDecay, step, gradScale, decayEnd } = opts;
+): boolean {
+  const { lr, beta1, beta2, eps, weightDecay, step, gradScale, decayEnd, gate } = opts;
+  if (gate && !stepIsFinite(gate.loss, gate.gradNorm)) return false;
   const bc1 = 1 - beta1 ** step;
   const bc2 = 1 - beta2 ** step;
   for (let i = 0; i < params.length; i++) {
@@ -615,4 +627,5 @@ export function adamwStep(
     const wd = i < decayEnd ? weightDecay : 0;
     params[i] -= lr * (mhat / (Math.sqrt(vhat) + eps) + wd * params[i]);
   }
+  return true;
 }

@@ -177,13 +177,18 @@ export function scheduleSteps(cfg: RunConfig): number {
   return cfg.stages.reduce((a, s) => a + (s.steps ?? s.convergence?.maxSteps ?? 0), 0);
 }
 
-/** CRC and model of base checkpoints, read once per plan. */
+/**
+ * Identity (a CRC) and model of base checkpoints, read once per plan. The CRC is of the contents'
+ * version-1 encoding — what the file's bytes were when every checkpoint was version 1, and what
+ * the pools' sweep-run.json files recorded — so re-encoding a base to a newer format version keeps
+ * the runs trained from it.
+ */
 const baseCache = new Map<string, { crc: string; model: string }>();
 function baseInfo(file: string): { crc: string; model: string } {
   let info = baseCache.get(file);
   if (!info) {
-    const bytes = new Uint8Array(readFileSync(file));
-    info = { crc: crc32Label(bytes), model: JSON.stringify(decodeCheckpoint(bytes, file).model) };
+    const ck = decodeCheckpoint(new Uint8Array(readFileSync(file)), file);
+    info = { crc: crc32Label(encodeCheckpoint(ck, 1)), model: JSON.stringify(ck.model) };
     baseCache.set(file, info);
   }
   return info;

@@ -1,20 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { CheckpointError, crc32, crc32Label, decodeCheckpoint, encodeCheckpoint, NonFiniteWeightsError } from '../../src/model/checkpoint';
+import { assembleCheckpoint, CHECKPOINT_VERSION, CheckpointError, crc32, crc32Label, decodeCheckpoint, encodeCheckpoint, NonFiniteWeightsError, splitCheckpoint } from '../../src/model/checkpoint';
 import { layoutParams, validateModelConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
 
 const cfg = validateModelConfig({ vocabSize: 7, contextLength: 9, nLayers: 2, dModel: 6, nHeads: 2, mlpRatio: 2, norm: 'layernorm', tiedEmbeddings: false });
 
-/** Edits a checkpoint's tensor data and rewrites the header checksum to match (same length: crc32:xxxxxxxx). */
+/** Edits a checkpoint's tensor data (and/or header) and re-checksums the file: only validation can catch what is wrong. */
 function withPatchedData(bytes: Uint8Array, patch: (data: Uint8Array, header: { tensors: { name: string; offset: number }[] }) => void): Uint8Array {
-  const out = bytes.slice();
-  const hlen = new DataView(out.buffer).getUint32(12, true);
-  const text = new TextDecoder().decode(out.subarray(16, 16 + hlen));
-  const header = JSON.parse(text);
-  const data = out.subarray(16 + hlen);
-  patch(data, header);
-  out.set(new TextEncoder().encode(text.replace(header.checksum, crc32Label(data))), 16);
-  return out;
+  const { headerText, data } = splitCheckpoint(bytes);
+  const header = JSON.parse(headerText);
+  const d = data.slice();
+  patch(d, header);
+  return assembleCheckpoint(JSON.stringify(header), d);
+}
+
+/** The file with its header JSON rewritten by `edit` and a matching checksum. */
+function withHeader(bytes: Uint8Array, edit: (h: Record<string, any>) => void): Uint8Array {
+  const { headerText, data } = splitCheckpoint(bytes);
+  const header = JSON.parse(headerText);
+  edit(header);
+  return assembleCheckpoint(JSON.stringify(header), data);
 }
 
 describe('checkpoint format', () => {
@@ -37,32 +42,115 @@ describe('checkpoint format', () => {
     expect(layoutParams(cfg).totalFloats).toBe(params.length);
   });
 
-  it('header lists every tensor with name, shape and dtype', () => {
+  it('header lists every tensor with name, shape and dtype; the prefix holds the lengths and the whole-file CRC', () => {
     const bytes = encodeCheckpoint({ model: cfg, params: initParams(cfg, 1), meta: {} });
-    const hlen = new DataView(bytes.buffer).getUint32(12, true);
-    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + hlen)));
+    const dv = new DataView(bytes.buffer);
+    expect(new TextDecoder().decode(bytes.subarray(0, 8))).toBe('MAGICLAB');
+    expect(dv.getUint32(8, true)).toBe(2);
+    expect(CHECKPOINT_VERSION).toBe(2);
+    const hlen = dv.getUint32(12, true);
+    const dlen = dv.getUint32(16, true);
+    expect(hlen % 8).toBe(0);
+    expect(24 + hlen + dlen).toBe(bytes.length);
+    const zeroed = bytes.slice();
+    zeroed.fill(0, 20, 24);
+    expect(dv.getUint32(20, true)).toBe(crc32(zeroed));
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(24, 24 + hlen)));
     expect(header.tensors.map((t: { name: string }) => t.name)).toEqual(layoutParams(cfg).tensors.map((t) => t.name));
     expect(header.tensors[0]).toMatchObject({ name: 'wte', shape: [7, 6], dtype: 'f32', offset: 0, length: 42 });
-    expect(header.checksum).toMatch(/^crc32:[0-9a-f]{8}$/);
+    expect(header.checksum).toBeUndefined();
+    expect(header.version).toBe(2);
   });
 
-  it('rejects corrupt, truncated and foreign files with a message naming the file', () => {
-    const bytes = encodeCheckpoint({ model: cfg, params: initParams(cfg, 1), meta: {} });
+  it('rejects corrupt, truncated, extended and foreign files with a message naming the file', () => {
+    const bytes = encodeCheckpoint({ model: cfg, params: initParams(cfg, 1), meta: { note: 'x' } });
+    const hlen = new DataView(bytes.buffer).getUint32(12, true);
     const flipped = bytes.slice();
     flipped[flipped.length - 3] ^= 0xff;
-    expect(() => decodeCheckpoint(flipped, 'bad.mlck')).toThrow(/bad\.mlck: checksum mismatch/);
-    expect(() => decodeCheckpoint(bytes.subarray(0, bytes.length - 8), 't.mlck')).toThrow(/t\.mlck: checksum mismatch/);
+    expect(() => decodeCheckpoint(flipped, 'bad.mlck')).toThrow(/^checkpoint bad\.mlck: checksum mismatch \(stored crc32:[0-9a-f]{8}, file crc32:[0-9a-f]{8}\): the file is corrupt$/);
+    // A header byte (inside meta) flipped: the checksum catches it before the JSON is read.
+    const inHeader = bytes.slice();
+    inHeader[24 + hlen - 12] ^= 0x01;
+    expect(() => decodeCheckpoint(inHeader, 'h.mlck')).toThrow(/h\.mlck: checksum mismatch/);
+    expect(() => decodeCheckpoint(bytes.subarray(0, bytes.length - 8), 't.mlck')).toThrow(/t\.mlck: file is \d+ bytes, its prefix describes \d+ .*: the file is truncated/);
+    expect(() => decodeCheckpoint(bytes.subarray(0, 20), 't.mlck')).toThrow(/t\.mlck: file is 20 bytes, shorter than a version-2 prefix \(24\): the file is truncated/);
+    const longer = new Uint8Array(bytes.length + 4);
+    longer.set(bytes);
+    expect(() => decodeCheckpoint(longer, 'l.mlck')).toThrow(/l\.mlck: .*4 unexpected bytes at the end/);
     expect(() => decodeCheckpoint(new TextEncoder().encode('hello world, not a checkpoint'), 'x.txt')).toThrow(CheckpointError);
     expect(() => decodeCheckpoint(new Uint8Array(3), 'tiny')).toThrow(/tiny: file is 3 bytes/);
   });
 
+  it('refuses a version it does not read with one message', () => {
+    const bytes = encodeCheckpoint({ model: cfg, params: initParams(cfg, 1), meta: {} });
+    for (const [v, re] of [
+      [3, /^checkpoint v\.mlck: format version 3 is not supported \(this build reads versions 1 and 2; a newer MAGIC Lab wrote it\)$/],
+      [0, /^checkpoint v\.mlck: format version 0 is not supported \(this build reads versions 1 and 2\)$/],
+    ] as const) {
+      const b = bytes.slice();
+      new DataView(b.buffer).setUint32(8, v, true);
+      expect(() => decodeCheckpoint(b, 'v.mlck')).toThrow(re);
+    }
+    // The prefix and the header must agree on the version (an edited file with its checksum recomputed).
+    expect(() => decodeCheckpoint(withHeader(bytes, (h) => (h.version = 1)), 'w.mlck')).toThrow(/w\.mlck: header\.version 1 does not match the file's format version 2/);
+  });
+
+  it('still reads version 1 (data-only checksum), validating its header like version 2', () => {
+    const params = initParams(cfg, 4);
+    const contents = { model: cfg, params, adam: { m: params.map((x) => x / 3), v: params.map((x) => x * x) }, meta: { kind: 'magic-lab-base', step: 5 } };
+    const v1 = encodeCheckpoint(contents, 1);
+    expect(new DataView(v1.buffer).getUint32(8, true)).toBe(1);
+    const back = decodeCheckpoint(v1, 'old.mlck');
+    expect(Array.from(back.params)).toEqual(Array.from(params));
+    expect(back.meta).toEqual(contents.meta);
+    // Version 2 of the same contents holds the same values; re-encoding it as version 1 gives the same bytes.
+    const v2 = encodeCheckpoint(back);
+    expect(Array.from(encodeCheckpoint(decodeCheckpoint(v2), 1))).toEqual(Array.from(v1));
+    const hlen = new DataView(v1.buffer).getUint32(12, true);
+    const flipped = v1.slice();
+    flipped[16 + hlen + 5] ^= 0x10;
+    expect(() => decodeCheckpoint(flipped, 'old.mlck')).toThrow(/old\.mlck: checksum mismatch \(header crc32:[0-9a-f]{8}, data crc32:[0-9a-f]{8}\): the file is corrupt or truncated/);
+    expect(() => decodeCheckpoint(v1.subarray(0, 16 + hlen - 1), 'old.mlck')).toThrow(/old\.mlck: header length \d+ runs past the end of the file: the file is truncated/);
+    // Version 1's header is not under a checksum, but it is still validated.
+    const text = new TextDecoder().decode(v1.subarray(16, 16 + hlen)).replace('"nHeads":2', '"nHeads":4');
+    const edited = v1.slice();
+    edited.set(new TextEncoder().encode(text), 16);
+    expect(() => decodeCheckpoint(edited, 'old.mlck')).toThrow(/old\.mlck: header\.model\.dModel: must be divisible by nHeads/);
+  });
+
   it('rejects a header whose model config is invalid, naming the field', () => {
     const bytes = encodeCheckpoint({ model: cfg, params: initParams(cfg, 1), meta: {} });
-    const hlen = new DataView(bytes.buffer).getUint32(12, true);
-    const text = new TextDecoder().decode(bytes.subarray(16, 16 + hlen)).replace('"nHeads":2', '"nHeads":4');
-    const patched = bytes.slice();
-    patched.set(new TextEncoder().encode(text), 16);
+    const patched = withHeader(bytes, (h) => (h.model.nHeads = 4));
     expect(() => decodeCheckpoint(patched, 'h.mlck')).toThrow(/h\.mlck: header\.model\.dModel: must be divisible by nHeads/);
+  });
+
+  it('rejects a tensor table that does not tile the data exactly as the model needs (edited, re-checksummed)', () => {
+    const params = initParams(cfg, 1);
+    const bytes = encodeCheckpoint({ model: cfg, params, adam: { m: params, v: params }, meta: {} });
+    const cases: [string, (h: Record<string, any>) => void, RegExp][] = [
+      ['listed twice', (h) => h.tensors.push({ ...h.tensors[0] }), /tensor wte is listed twice/],
+      ['unknown', (h) => (h.tensors[1].name = 'wxe'), /header\.tensors\[1\]: tensor "wxe" is not part of this model/],
+      ['missing', (h) => h.tensors.splice(2, 1), /tensor \S+ is missing/],
+      ['wrong shape', (h) => (h.tensors[0].shape = [6, 7]), /tensor wte: shape \[6,7\] does not match the model's \[7,6\]/],
+      ['wrong length', (h) => (h.tensors[0].length = 41), /tensor wte: length 41 does not match its shape \(42 values\)/],
+      ['dtype', (h) => (h.tensors[0].dtype = 'f16'), /tensor wte: dtype "f16" is not supported/],
+      ['overlap', (h) => ([h.tensors[1].offset, h.tensors[2].offset] = [h.tensors[2].offset, h.tensors[1].offset]), /starts at byte \d+ of the data, expected \d+/],
+      ['outside', (h) => (h.tensors[0].offset = 1 << 30), /tensor wte: data range \(offset 1073741824, 168 bytes\) is outside/],
+      ['unaligned', (h) => (h.tensors[0].offset = 2), /tensor wte: data range \(offset 2/],
+      ['only m', (h) => (h.tensors = h.tensors.filter((t: { name: string }) => !t.name.startsWith('adam.v/'))), /has only one of the AdamW moments/],
+      ['unlisted bytes', (h) => (h.tensors = h.tensors.filter((t: { name: string }) => !t.name.startsWith('adam.'))), /data section is \d+ bytes, its tensors take \d+/],
+      ['not an array', (h) => (h.tensors = { wte: 1 }), /header\.tensors must be an array/],
+      ['meta', (h) => (h.meta = [1]), /header\.meta must be a JSON object/],
+      ['format', (h) => (h.format = 'other'), /header\.format is "other"/],
+      ['v1 checksum field', (h) => (h.checksum = 'crc32:00000000'), /header\.checksum is a version-1 field/],
+    ];
+    for (const [name, edit, re] of cases) {
+      const f = withHeader(bytes, edit);
+      expect(() => decodeCheckpoint(f, 'e.mlck'), name).toThrow(CheckpointError);
+      expect(() => decodeCheckpoint(f, 'e.mlck'), name).toThrow(re);
+    }
+    expect(() => decodeCheckpoint(assembleCheckpoint('{"format":"magic-lab-checkpoint",', new Uint8Array(0)), 'j.mlck')).toThrow(/j\.mlck: header is not valid JSON/);
+    expect(() => decodeCheckpoint(assembleCheckpoint('[1,2]', new Uint8Array(0)), 'j.mlck')).toThrow(/j\.mlck: header must be a JSON object/);
   });
 
   it('never writes non-finite weights or moments, and refuses to load them (a diverged run), naming the tensor', () => {

@@ -11,6 +11,7 @@ import { decodeCheckpoint, NonFiniteWeightsError } from '../model/checkpoint';
 import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl/config';
 import type { Backend } from '../model/engine';
 import { DEVICE_RECOVERY, faultText, isDeviceFault, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff, type RecoveryPolicy } from '../rl/recovery';
+import { DivergenceError } from '../rl/divergence';
 import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
@@ -263,6 +264,11 @@ export async function train(argv: string[], log: (s: string) => void = console.l
         await saveCheckpoint();
         break;
       } catch (e) {
+        // Non-finite steps in a row (src/rl/divergence.ts): nothing from the failed step is saved.
+        if (e instanceof DivergenceError) {
+          const last = savedStep >= 0 ? `the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step ${savedStep})` : 'no checkpoint was written before it';
+          throw new RunFailure(`${e.message}; stopped, not saved — ${last}`);
+        }
         await recover(e);
       }
     }

@@ -133,6 +133,16 @@ export interface RunConfig {
     weightDecay: number;
     /** Max global grad norm, or null for no clipping. */
     gradClip: number | null;
+    /**
+     * K: stop the run after this many optimizer steps in a row were rejected as non-finite. A
+     * step whose loss or global gradient norm is ±Inf or NaN is never applied (weights, AdamW
+     * moments and AdamW's step count stay as they were; counted in actor/nonfinite_steps), so
+     * one bad mini-batch is skipped; K in a row means the weights themselves now give non-finite
+     * values and every later step would too: the run stops with an error naming the quantity,
+     * the step and its last good checkpoint. Inert in a run whose steps are all finite. The
+     * count is kept in memory: a resumed run counts from 0.
+     */
+    maxNonfiniteSteps: number;
   };
   eval: {
     /** Evaluate every this many steps (0 = never during training). */
@@ -234,6 +244,8 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
     beta2: 0.999,
     weightDecay: 0.01,
     gradClip: 1.0,
+    // Skip one or two bad mini-batches; a third in a row stops the run (see RunConfig.update).
+    maxNonfiniteSteps: 3,
   },
   eval: { everySteps: 20, k: 8, temperatures: [1.0, 0.6], testProblems: 64 },
   checkpoint: { everySteps: 20 },
@@ -459,6 +471,7 @@ function check(c: RunConfig): void {
   num(u.beta2, 'update.beta2', { min: 0, max: 1, maxOpen: true });
   num(u.weightDecay, 'update.weightDecay', { min: 0, max: 10 });
   nullable(u.gradClip, (v) => num(v, 'update.gradClip', { min: 0, max: 1e6, minOpen: true }));
+  int(u.maxNonfiniteSteps, 'update.maxNonfiniteSteps', 1, 1_000_000);
   c.stages.forEach((_, i) => {
     // Rejection may keep a single group: its G responses must still fill every mini-batch.
     const g = resolveStage(c, i).groupSize;

@@ -20,6 +20,13 @@ export const STEP_METRIC_KEYS = {
   pgClipfracLower: 'actor/pg_clipfrac_lower',
   ppoKl: 'actor/ppo_kl',
   gradNorm: 'actor/grad_norm',
+  /**
+   * Optimizer steps of this RL step (0 … N_SGD) rejected because their loss or global gradient
+   * norm was not finite: not applied (weights and AdamW state untouched); per step, not
+   * cumulative. Their loss and grad norm still enter the step's actor/* means (a non-finite mean
+   * there is the sign). update.maxNonfiniteSteps in a row stop the run.
+   */
+  nonfiniteSteps: 'actor/nonfinite_steps',
   scoreMean: 'critic/score/mean',
   responseLengthMean: 'response_length/mean',
   responseLengthClipRatio: 'response_length/clip_ratio',
@@ -44,7 +51,7 @@ export const STEP_METRIC_KEY_LIST: readonly StepMetricKey[] = Object.values(STEP
  * them with NaN when an older record lacks them. (Before actor/entropy_sampled existed,
  * actor/entropy held the sampled estimate.)
  */
-export const LATER_STEP_METRIC_KEYS: readonly StepMetricKey[] = [STEP_METRIC_KEYS.entropySampled, STEP_METRIC_KEYS.groups, STEP_METRIC_KEYS.poolSize];
+export const LATER_STEP_METRIC_KEYS: readonly StepMetricKey[] = [STEP_METRIC_KEYS.entropySampled, STEP_METRIC_KEYS.nonfiniteSteps, STEP_METRIC_KEYS.groups, STEP_METRIC_KEYS.poolSize];
 
 export type EvalMetricKind = 'avg' | 'pass' | 'maj';
 

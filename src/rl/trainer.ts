@@ -26,6 +26,7 @@ import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
 import { planMiniBatches } from './minibatch';
 import { ClipMarks, inspectedGroups, ratios, responseLogp, watchedPrompts } from './inspect';
 import { groupSignals, planRejection } from './rejection';
+import { DivergenceError, nonfiniteQuantity } from './divergence';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
 import { trackStages } from './stages';
 import type { EvalRecord, SampleRecord, StepRecord } from './trainer-types';
@@ -42,7 +43,10 @@ const STREAM = { rollout: 1, shuffle: 2, minibatch: 3, eval: 4, offline: 5, init
 export interface TrainerState {
   /** Steps done. */
   step: number;
-  /** AdamW steps done (N_SGD per RL step). */
+  /**
+   * AdamW steps applied (N_SGD per RL step). A step rejected as non-finite does not count: it
+   * left the moments as they were, so the bias correction's t stays the number of updates they hold.
+   */
   adamStep: number;
   /** critic/score/mean of every step: the stage tracker's input. */
   scoreHistory: number[];
@@ -185,7 +189,7 @@ export class MagicTrainer {
   get offlineReport(): OfflineFilterReport | null {
     return this.state.offline;
   }
-  /** AdamW steps taken so far (exactly N_SGD = miniBatches · reuseEpochs per RL step that keeps anything). */
+  /** AdamW steps applied so far (N_SGD = miniBatches · reuseEpochs per RL step that keeps anything, less any rejected as non-finite). */
   get optimizerSteps(): number {
     return this.state.adamStep;
   }
@@ -360,8 +364,18 @@ export class MagicTrainer {
     return { lr: u.lr, beta1: u.beta1, beta2: u.beta2, eps: 1e-8, weightDecay: u.weightDecay, maxGradNorm: u.gradClip ?? Infinity };
   }
 
-  /** One RL step. Throws when the schedule is finished. */
+  /** Optimizer steps rejected as non-finite in a row (in memory only: a resumed run counts from 0). */
+  private nonfiniteStreak = 0;
+  /** Set when the run stopped on divergence: its state is mid-step, so nothing more runs or saves. */
+  private diverged: DivergenceError | null = null;
+
+  /**
+   * One RL step. Throws when the schedule is finished, and a DivergenceError (from then on, on
+   * every call, saveCheckpoint included) when update.maxNonfiniteSteps optimizer steps in a row
+   * were rejected as non-finite.
+   */
   async trainStep(): Promise<TrainStepResult> {
+    if (this.diverged) throw this.diverged;
     const status = this.status();
     if (status.done) throw new Error('the run is finished: every stage is done');
     const t0 = performance.now();
@@ -452,6 +466,7 @@ export class MagicTrainer {
       [K.pgClipfracLower]: mean((s) => s.clipfracLower),
       [K.ppoKl]: mean((s) => s.ppoKl),
       [K.gradNorm]: mean((s) => s.gradNorm),
+      [K.nonfiniteSteps]: stats.filter((s) => !s.applied).length,
       ...bm,
       [K.stage]: stageIdx,
       [K.tokensPerS]: ((generated + trainedTokens) / dt) * 1000,
@@ -538,7 +553,18 @@ export class MagicTrainer {
       if (klBeta > 0) batch.refLogp = (await this.ref!.forward(tok, tgt, rows, T, temperature)).logp;
       await clipMarks?.before(mb, batch);
       this.state.adamStep++;
-      stats.push(await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions() }));
+      const st = await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions() });
+      stats.push(st);
+      if (st.applied) this.nonfiniteStreak = 0;
+      else {
+        // Rejected (non-finite loss or grad norm): weights and moments are untouched, so t stays too.
+        this.state.adamStep--;
+        if (++this.nonfiniteStreak >= cfg.update.maxNonfiniteSteps) {
+          const { quantity, value } = nonfiniteQuantity(st);
+          this.diverged = new DivergenceError(step, quantity, value, this.nonfiniteStreak);
+          throw this.diverged;
+        }
+      }
     }
     return { stats, tokens };
   }
@@ -599,6 +625,7 @@ export class MagicTrainer {
 
   /** Full run state: weights, AdamW moments, controller, data cursor, filters, stage, config. */
   async saveCheckpoint(): Promise<Uint8Array> {
+    if (this.diverged) throw this.diverged;
     const params = await this.policy.getParams();
     const adam = await this.policy.getAdamState();
     const meta: Record<string, unknown> = { kind: 'magic-lab-run', config: this.cfg, state: this.state };

@@ -383,6 +383,11 @@ export function recipeGaps(cfg: RunConfig): RecipeGap[] {
   if (cfg.update.miniBatches > 1 && cfg.rejection.mode !== 'off') {
     g(['update.miniBatches'], FORK, `The lab cuts the kept responses into exactly ${cfg.update.miniBatches} mini-batches per epoch whatever rejection keeps; the fork cuts fixed mini-batches of ppo_mini_batch_size prompts, so after rejection a step may take fewer optimizer steps.`);
   }
+  g(
+    ['update.maxNonfiniteSteps'],
+    BOTH,
+    `The lab skips an optimizer step whose loss or gradient norm is not finite and stops the run after ${cfg.update.maxNonfiniteSteps} in a row. Upstream verl's FSDP actor also skips a step whose grad norm is not finite (it prints "grad_norm is not finite" and zeroes the gradients) but never stops: watch actor/grad_norm and stop a run that keeps skipping, then resume from its last checkpoint. The fork is an older verl: check that its actor (dp_actor.py) skips such a step too.`,
+  );
   const temps = cfg.eval.temperatures;
   if (temps.length > 1) g(['eval.temperatures'], UP, `Upstream validates at one temperature (val_kwargs.temperature = ${temps[0]}). For ${temps.slice(1).join(', ')}, run a validation-only launch on a saved checkpoint: \`bash run_stageK.sh trainer.val_only=True ${R}.val_kwargs.temperature=${temps[1]}\`.`);
   const forkTemps = [...temps].sort((a, b) => a - b).join(',');

@@ -9,6 +9,7 @@
 import { decodeCheckpoint } from '../model/checkpoint';
 import type { Backend, BackendChoice } from '../model/engine';
 import { validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
+import { DivergenceError } from '../rl/divergence';
 import { MagicTrainer } from '../rl/trainer';
 import type { SampleRecord, StepRecord } from '../rl/trainer-types';
 import { DrawGate } from './drawgate';
@@ -149,8 +150,13 @@ async function loop() {
       state = 'error';
       running = false;
       pendingSteps = 0;
-      postState(errMsg(e));
-      post({ type: 'error', message: `Training failed: ${errMsg(e)}` });
+      // A diverged run saves nothing more: name the checkpoint the page keeps from before it.
+      const why =
+        e instanceof DivergenceError
+          ? `${e.message}; stopped — ${lastCheckpointStep >= 0 ? `the last good checkpoint is this run's checkpoint at step ${lastCheckpointStep}` : 'no checkpoint was saved before it'}`
+          : errMsg(e);
+      postState(why);
+      post({ type: 'error', message: `Training failed: ${why}` });
     }
   } finally {
     looping = false;

@@ -68,6 +68,7 @@ export const CONFIG_FIELDS: readonly FieldMeta[] = [
   f('update.beta2', 'strategy', 'β₂', 'Adam β₂', 'AdamW second-moment decay.', { kind: 'number', min: 0, max: 0.99999, step: 0.0001 }),
   f('update.weightDecay', 'strategy', 'λ', 'Weight decay', 'AdamW decoupled weight decay (paper: 0.01).', { kind: 'number', min: 0, max: 10, step: 0.001 }),
   f('update.gradClip', 'strategy', 'clip‖g‖', 'Grad clip', 'Max global gradient norm (paper: 1.0); empty = no clipping.', { kind: 'nullable-number', min: 0, step: 0.1 }),
+  f('update.maxNonfiniteSteps', 'strategy', 'K', 'Max non-finite steps', 'K: a step whose loss or gradient norm is not finite is skipped (weights and AdamW state untouched, counted in actor/nonfinite_steps); after K such steps in a row the run stops as diverged.', { kind: 'int', min: 1, max: 1_000_000 }),
 
   f('loss.epsLow', 'loss', 'ε_low', 'Clip low', 'ε_low: the ratio ρ is clipped below at 1 − ε_low (paper: 0.2).', { kind: 'number', min: 0, max: 0.99, step: 0.01 }),
   f('loss.epsHigh', 'loss', 'ε_high', 'Clip high', 'ε_high: ρ clipped above at 1 + ε_high; > ε_low is "clip-higher" (0.28 blew entropy up in the paper).', { kind: 'number', min: 0, max: 10, step: 0.01 }),

@@ -1,0 +1,129 @@
+/**
+ * Divergence in the trainer (CPU engine, magic-tiny): an optimizer step whose loss or gradient
+ * norm is not finite is rejected by the engine, counted in actor/nonfinite_steps and not counted
+ * as an AdamW step; update.maxNonfiniteSteps rejections in a row stop the run with a
+ * DivergenceError naming the step, the quantity and its value, after which the trainer neither
+ * steps nor saves. Non-finite steps are injected on chosen update calls: advantages of NaN (the
+ * engine computes a NaN loss and gradient and rejects the step), or — for a finite loss with an
+ * infinite gradient norm, which the engines' own tests produce — the engine's answer to such a
+ * step (gradients computed, nothing applied, grad norm Infinity).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/model/config';
+import { wasmBackend, type WasmBackend } from '../../src/model/cpu-policy';
+import type { Backend, UpdateBatch } from '../../src/model/engine';
+import { DEFAULT_RUN_CONFIG, getPreset, presetNames, validateRunConfig, type RunConfig } from '../../src/rl/config';
+import { DivergenceError } from '../../src/rl/divergence';
+import { MagicTrainer } from '../../src/rl/trainer';
+
+let shared: Promise<WasmBackend> | null = null;
+const cpu = () => (shared ??= wasmBackend({ threads: 1 }));
+afterAll(async () => (await shared)?.destroy());
+
+type Poison = { advantage: number } | 'infinite-grad-norm';
+
+/** The backend with the actor's update calls (1-based) that `poison` names made non-finite. */
+function injecting(backend: Backend, poison: (call: number) => Poison | null): Backend {
+  let calls = 0;
+  return {
+    ...backend,
+    createPolicy: async (cfg, name) => {
+      const p = await backend.createPolicy(cfg, name);
+      if (name !== 'actor') return p;
+      const update = p.update.bind(p);
+      p.update = async (b: UpdateBatch, loss, o) => {
+        const what = poison(++calls);
+        if (what === null) return update(b, loss, o);
+        if (what === 'infinite-grad-norm') return { ...(await update(b, loss, { ...o, update: false })), gradNorm: Infinity, applied: false };
+        return update({ ...b, advantages: b.advantages!.map((x, i) => (b.mask[i] ? what.advantage : x)) }, loss, o);
+      };
+      return p;
+    },
+  };
+}
+
+/** magic-tiny where every step updates (every group kept, a constant entropy bonus), N_SGD = 2. */
+function config(maxNonfiniteSteps: number, miniBatches = 2): RunConfig {
+  const tiny = getPreset('magic-tiny');
+  return validateRunConfig({
+    ...tiny,
+    stages: [{ maxResponseLength: 10, steps: 8 }],
+    rejection: { mode: 'off' },
+    loss: { ...tiny.loss, entropy: { ...tiny.loss.entropy, mode: 'constant', constantCoef: 0.05 } },
+    update: { ...tiny.update, lr: 1e-2, miniBatches, maxNonfiniteSteps },
+    eval: { everySteps: 0, k: 2, temperatures: [1], testProblems: 2 },
+  });
+}
+
+describe('update.maxNonfiniteSteps', () => {
+  it('defaults to 3 in every preset and takes an integer ≥ 1', () => {
+    expect(DEFAULT_RUN_CONFIG.update.maxNonfiniteSteps).toBe(3);
+    for (const name of presetNames()) expect(getPreset(name).update.maxNonfiniteSteps, name).toBe(3);
+    // A config written before the field existed takes the default.
+    const { maxNonfiniteSteps: _, ...older } = DEFAULT_RUN_CONFIG.update;
+    expect(validateRunConfig({ update: older }).update.maxNonfiniteSteps).toBe(3);
+    expect(validateRunConfig({ update: { maxNonfiniteSteps: 1 } }).update.maxNonfiniteSteps).toBe(1);
+    for (const bad of [0, -1, 1.5, NaN, '3', null]) {
+      expect(() => validateRunConfig({ update: { maxNonfiniteSteps: bad } }), String(bad)).toThrow(ConfigError);
+      expect(() => validateRunConfig({ update: { maxNonfiniteSteps: bad } }), String(bad)).toThrow(/update\.maxNonfiniteSteps/);
+    }
+  });
+});
+
+describe('MagicTrainer with non-finite steps (CPU engine)', () => {
+  it('rejects and counts them, keeps AdamW t at the applied steps, and stops after K in a row', async () => {
+    // Updates 1 (ok), 2 (NaN), 3 (ok), then 4, 5, 6 NaN: the streak reaches K = 3 at update 6, in RL step 3.
+    const poisoned = new Set([2, 4, 5, 6]);
+    const t = await MagicTrainer.create(injecting(await cpu(), (c) => (poisoned.has(c) ? { advantage: NaN } : null)), config(3));
+    const r1 = await t.trainStep();
+    expect(r1.record['actor/nonfinite_steps']).toBe(1);
+    expect(Number.isNaN(r1.record['actor/pg_loss'])).toBe(true); // the rejected step's NaN loss is in the step's mean
+    expect(t.optimizerSteps).toBe(1);
+    const r2 = await t.trainStep();
+    expect(r2.record['actor/nonfinite_steps']).toBe(1);
+    expect(t.optimizerSteps).toBe(2);
+    // What a checkpoint holds now: finite weights, t = the 2 applied steps.
+    const saved = await t.saveCheckpoint();
+    expect(saved.length).toBeGreaterThan(0);
+    const err = await t.trainStep().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(DivergenceError);
+    const d = err as DivergenceError;
+    expect([d.step, d.quantity, d.consecutive]).toEqual([3, 'loss', 3]);
+    expect(Number.isNaN(d.value)).toBe(true);
+    expect(d.message).toBe('the run diverged at step 3: 3 optimizer steps in a row rejected as non-finite (last: loss NaN)');
+    expect(t.optimizerSteps).toBe(2);
+    expect(t.step).toBe(2);
+    // The trainer is mid-step: it refuses to go on or to write a checkpoint of that state.
+    await expect(t.trainStep()).rejects.toBe(err);
+    await expect(t.saveCheckpoint()).rejects.toBe(err);
+    t.destroy();
+  });
+
+  it('an applied step resets the streak; a finite loss with an infinite gradient norm is named by the norm', async () => {
+    // K = 2 with N_SGD = 1: updates 2 and 4 rejected alone go on; 6 and 7 in a row stop the run at step 7.
+    const poisoned = new Set([2, 4, 6, 7]);
+    const t = await MagicTrainer.create(injecting(await cpu(), (c) => (poisoned.has(c) ? 'infinite-grad-norm' : null)), config(2, 1));
+    const counts: number[] = [];
+    for (let i = 0; i < 6; i++) counts.push((await t.trainStep()).record['actor/nonfinite_steps']);
+    expect(counts).toEqual([0, 1, 0, 1, 0, 1]);
+    expect(t.optimizerSteps).toBe(3);
+    const err = (await t.trainStep().catch((e: unknown) => e)) as DivergenceError;
+    expect(err).toBeInstanceOf(DivergenceError);
+    expect([err.step, err.quantity, err.value, err.consecutive]).toEqual([7, 'grad norm', Infinity, 2]);
+    t.destroy();
+  });
+
+  it('a run whose steps are all finite counts 0 and is what it was without the check', async () => {
+    const t = await MagicTrainer.create(injecting(await cpu(), () => null), config(1));
+    for (let i = 0; i < 3; i++) {
+      const r = await t.trainStep();
+      expect(r.record['actor/nonfinite_steps']).toBe(0);
+      expect(Number.isFinite(r.record['actor/grad_norm'])).toBe(true);
+    }
+    expect(t.optimizerSteps).toBe(6);
+    t.destroy();
+  });
+});

@@ -2,23 +2,34 @@
  * Run files: export a run (config + metrics) as JSONL or CSV, and import one back with
  * validation. Every import error names the file and the line: `run.jsonl:3: …`.
  *
- * JSONL: line 1 `{"type":"run","format":"magic-lab-run","version":1,id,name,preset,createdAt,config}`,
- * then one `{"type":"step",…StepRecord}` or `{"type":"eval",…EvalRecord}` per line.
+ * JSONL: line 1 `{"type":"run","format":"magic-lab-run","version":2,id,name,preset,createdAt,config}`,
+ * then one `{"type":"step",…StepRecord}` or `{"type":"eval",…EvalRecord}` per line, and last
+ * `{"type":"end","records":N,"checksum":"crc32:<8 hex>"}`: N step/eval records, and the CRC-32 of
+ * every line before it (UTF-8, each ending in "\n"; CRLF line ends are read as LF). On import the
+ * checksum is verified before the records are read, so a truncated or corrupted file is one message
+ * naming it; then every field is validated (header fields, config, each record), because an edited
+ * file with a recomputed checksum must still be refused rather than imported garbled.
+ * Version 1 (exported before the checksum; users have such files) is still imported: it has no end
+ * record, so a cut at a line boundary or an edit that keeps the JSON valid is not detected; its
+ * records and config are validated as version 2's, its header fields fall back to defaults.
  * CSV: one row per step, columns `step,time_ms,<step metrics…>,<eval metrics…>` (eval values on
  * the row of their step, empty elsewhere). CSV carries no config: an imported CSV run gets the
- * default config and says so in its name.
+ * default config and says so in its name. CSV carries no checksum either (a trailer row would break
+ * the spreadsheets and pandas it is exported for); each cell is validated on import.
  *
  * Import also takes what a verl cluster run leaves (its console log, a W&B / TensorBoard CSV
  * export, JSONL metrics such as `magic-lab train`'s metrics.jsonl): src/verl/import.ts reads
  * them, and importRunFiles wraps the records into a run (docs/verl-import.md).
  */
+import { crc32Label } from '../../model/checkpoint';
 import { DEFAULT_RUN_CONFIG, validateRunConfig, type RunConfig } from '../../rl/config';
 import { LATER_STEP_METRIC_KEYS, STEP_METRIC_KEY_LIST } from '../../rl/metrics';
 import type { EvalRecord, StepRecord } from '../../rl/trainer-types';
 import { FORMAT_LABELS, importVerlRun, VerlImportError, type ImportWarning, type VerlImport, type VerlImportOptions } from '../../verl/import';
 
 export const RUN_FILE_FORMAT = 'magic-lab-run';
-export const RUN_FILE_VERSION = 1;
+/** The version this build writes: 2 ends with a checksum record (version 1, without one, is still read). */
+export const RUN_FILE_VERSION = 2;
 
 /** A run as the UI keeps it (IndexedDB, store, files). */
 export interface RunData {
@@ -53,7 +64,22 @@ export function runToJsonl(run: RunData): string {
   const clean = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, numOut(v)]));
   for (const s of run.steps) lines.push(JSON.stringify({ type: 'step', ...clean(s) }));
   for (const e of run.evals) lines.push(JSON.stringify({ type: 'eval', ...clean(e) }));
-  return lines.join('\n') + '\n';
+  return sealRunJsonl(lines);
+}
+
+/** CRC-32 of run-file lines as the end record states it: each line's UTF-8 bytes followed by "\n". */
+export function runLinesChecksum(lines: readonly string[]): string {
+  return crc32Label(new TextEncoder().encode(lines.map((l) => l + '\n').join('')));
+}
+
+/**
+ * A run file from its header and record lines: the lines and an end record with their count and
+ * checksum. Exported for tests and tools that edit a file on purpose (import must then catch what
+ * is wrong by validation alone).
+ */
+export function sealRunJsonl(lines: readonly string[]): string {
+  const end = { type: 'end', records: lines.length - 1, checksum: runLinesChecksum(lines) };
+  return [...lines, JSON.stringify(end)].join('\n') + '\n';
 }
 
 /** Eval metric keys present in a run, sorted. */
@@ -102,16 +128,62 @@ function parseMetrics(obj: Record<string, unknown>, file: string, line: number):
   return out;
 }
 
-export function parseJsonl(text: string, file: string): Omit<RunData, 'id'> & { id: string } {
+/** The last non-empty line's index, or -1. */
+function lastLine(lines: readonly string[]): number {
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i].trim() !== '') return i;
+  return -1;
+}
+
+/** A version-2 file's end record, checked against the lines before it; returns the end line's index. */
+function checkEndRecord(lines: readonly string[], file: string): number {
+  const i = lastLine(lines);
+  let end: unknown;
+  try {
+    end = JSON.parse(lines[i]);
+  } catch {
+    end = undefined;
+  }
+  if (!isObj(end) || end.type !== 'end') {
+    throw new RunFileError(file, i + 1, 'the file does not end with its {"type":"end",…} checksum record: it is truncated or damaged');
+  }
+  const extra = Object.keys(end).find((k) => !['type', 'records', 'checksum'].includes(k));
+  if (extra !== undefined) throw new RunFileError(file, i + 1, `end record: unknown field "${extra}"`);
+  if (typeof end.checksum !== 'string' || !/^crc32:[0-9a-f]{8}$/.test(end.checksum)) throw new RunFileError(file, i + 1, `end record: "checksum" must be "crc32:<8 hex>", got ${JSON.stringify(end.checksum)}`);
+  const actual = runLinesChecksum(lines.slice(0, i));
+  if (end.checksum !== actual) throw new RunFileError(file, null, `checksum mismatch (end record ${end.checksum}, file ${actual}): the file is corrupt or was edited`);
+  const records = lines.slice(1, i).filter((l) => l.trim() !== '').length;
+  if (end.records !== records) throw new RunFileError(file, i + 1, `end record: "records" is ${JSON.stringify(end.records)}, the file holds ${records}`);
+  return i;
+}
+
+/** Header fields of a version-2 file (its checksum matched, so an error here is an edit or a bug). */
+const HEADER_FIELDS: Record<string, (v: unknown) => boolean> = {
+  type: () => true,
+  format: () => true,
+  version: () => true,
+  config: () => true,
+  id: (v) => typeof v === 'string',
+  name: (v) => typeof v === 'string',
+  preset: (v) => typeof v === 'string' && v !== '',
+  createdAt: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0,
+  note: (v) => typeof v === 'string',
+};
+const REQUIRED_HEADER_FIELDS = ['id', 'name', 'preset', 'createdAt'];
+
+export function parseJsonl(input: string, file: string): Omit<RunData, 'id'> & { id: string } {
+  const text = input.replace(/^\uFEFF/, '');
   const lines = text.split(/\r?\n/);
   let header: Record<string, unknown> | null = null;
   let config: RunConfig = DEFAULT_RUN_CONFIG;
   const steps: StepRecord[] = [];
   const evals: EvalRecord[] = [];
+  // Version 2: the index of the end record (checked before any record is read); -1 until known.
+  let endLine = -1;
   for (let i = 0; i < lines.length; i++) {
     const line = i + 1;
     const raw = lines[i].trim();
     if (raw === '') continue;
+    if (i === endLine) break;
     let obj: unknown;
     try {
       obj = JSON.parse(raw);
@@ -121,7 +193,18 @@ export function parseJsonl(text: string, file: string): Omit<RunData, 'id'> & { 
     if (!isObj(obj)) throw new RunFileError(file, line, 'each line must be a JSON object');
     if (header === null) {
       if (obj.type !== 'run' || obj.format !== RUN_FILE_FORMAT) throw new RunFileError(file, line, `the first line must be the run header {"type":"run","format":"${RUN_FILE_FORMAT}",…}`);
-      if (obj.version !== RUN_FILE_VERSION) throw new RunFileError(file, line, `unsupported version ${JSON.stringify(obj.version)} (this lab reads version ${RUN_FILE_VERSION})`);
+      if (obj.version !== 1 && obj.version !== RUN_FILE_VERSION) throw new RunFileError(file, line, `unsupported version ${JSON.stringify(obj.version)} (this lab reads versions 1 and ${RUN_FILE_VERSION})`);
+      if (obj.version === 2) {
+        if (i !== 0) throw new RunFileError(file, line, 'the run header must be the first line');
+        endLine = checkEndRecord(lines, file);
+        for (const [k, v] of Object.entries(obj)) {
+          const ok = HEADER_FIELDS[k];
+          if (!ok || !Object.prototype.hasOwnProperty.call(HEADER_FIELDS, k)) throw new RunFileError(file, line, `run header: unknown field "${k}"`);
+          if (!ok(v)) throw new RunFileError(file, line, `run header: "${k}" is not valid: ${JSON.stringify(v)?.slice(0, 60)}`);
+        }
+        const missing = REQUIRED_HEADER_FIELDS.find((k) => !(k in obj));
+        if (missing) throw new RunFileError(file, line, `run header: "${missing}" is missing`);
+      }
       try {
         config = validateRunConfig(obj.config);
       } catch (e) {
@@ -213,16 +296,25 @@ export function parseCsv(text: string, file: string): RunData {
 /** A file's first non-empty line. */
 const firstLine = (text: string) => text.replace(/^\uFEFF/, '').split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
 
-/** MAGIC Lab's own run file: a JSONL whose first record is the run header. */
-function isLabJsonl(text: string): boolean {
-  const first = firstLine(text);
-  if (!first.startsWith('{')) return false;
+/** A line's JSON object's `type`, or undefined. */
+function recordType(line: string): unknown {
+  if (!line.startsWith('{')) return undefined;
   try {
-    const o = JSON.parse(first) as unknown;
-    return typeof o === 'object' && o !== null && (o as Record<string, unknown>).type === 'run';
+    const o = JSON.parse(line) as unknown;
+    return typeof o === 'object' && o !== null ? (o as Record<string, unknown>).type : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * MAGIC Lab's own run file: a JSONL whose first record is the run header, or (a damaged header)
+ * whose last is a version-2 end record — so that damage is reported as such, not read as metrics.
+ */
+function isLabJsonl(text: string): boolean {
+  if (recordType(firstLine(text)) === 'run') return true;
+  const last = text.split('\n').map((l) => l.trim()).filter((l) => l !== '').pop() ?? '';
+  return /"checksum"/.test(last) && recordType(last) === 'end';
 }
 
 /** MAGIC Lab's own CSV export (its header starts `step,time_ms`). */

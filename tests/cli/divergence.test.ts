@@ -93,6 +93,9 @@ describe('magic-lab train: a run that diverges', () => {
       `magic-lab train: the run diverged at step 5: 2 optimizer steps in a row rejected as non-finite (last: loss -Infinity); stopped, not saved — the last good checkpoint is ${ckFile} (step 4)`,
     );
 
+    // Step 4 went on with a warning; step 5 stopped the run.
+    expect(r.out).toContain('warning: step 4: 1 optimizer step rejected as non-finite (loss or grad norm) and skipped: weights untouched');
+    expect(r.out).not.toMatch(/warning: step [1-35]/);
     // The journal holds steps 1–4 (step 4 counted as rejected), nothing of step 5.
     expect(records(out).map((s) => [s.step, s['actor/nonfinite_steps']])).toEqual([[1, 0], [2, 0], [3, 0], [4, 1]]);
     expect(existsSync(`${ckFile}.tmp`)).toBe(false);

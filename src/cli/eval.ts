@@ -1,9 +1,9 @@
 /** `magic-lab eval --checkpoint FILE --k 8`: held-out avg@k / pass@k / maj@k of a checkpoint. */
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError } from '../model/config';
-import { decodeCheckpoint } from '../model/checkpoint';
 import { buildRunDataset, getPreset, longestResponseLength, validateRunConfig, type RunConfig } from '../rl/config';
 import { batchSeed, evaluatePolicy } from '../rl/rollout';
+import { loadCheckpoint } from '../rl/run-checkpoint';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 
@@ -25,10 +25,11 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
   if (!flags.checkpoint) throw new UsageError('eval: --checkpoint FILE is required');
   const file = String(flags.checkpoint);
   if (!existsSync(file)) throw new UsageError(`--checkpoint: ${file} does not exist`);
-  const ck = decodeCheckpoint(new Uint8Array(readFileSync(file)), file);
+  // The whole file is checked, a run checkpoint's config and state too: an inconsistent file is refused here as by train.
+  const { contents: ck, meta } = loadCheckpoint(new Uint8Array(readFileSync(file)), file);
   let cfg: RunConfig;
   try {
-    cfg = ck.meta.kind === 'magic-lab-run' ? validateRunConfig(ck.meta.config) : validateRunConfig({ model: ck.model }, getPreset(String(flags.preset ?? 'magic')));
+    cfg = meta.kind === 'run' ? meta.config : validateRunConfig({ model: ck.model }, getPreset(String(flags.preset ?? 'magic')));
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(`config: ${e.message}`);
     throw new UsageError(`--preset: ${(e as Error).message}`);

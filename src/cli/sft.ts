@@ -72,7 +72,7 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
         mkdirSync(dirname(out), { recursive: true });
         writeFileSync(`${out}.step${step}`, bytes);
       },
-    }, resume);
+    }, resume, flags.resume === undefined ? undefined : String(flags.resume));
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, res.checkpoint);
     log(`wrote ${out} (${res.checkpoint.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);

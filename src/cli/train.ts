@@ -11,6 +11,7 @@ import { decodeCheckpoint, NonFiniteWeightsError } from '../model/checkpoint';
 import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl/config';
 import type { Backend } from '../model/engine';
 import { DEVICE_RECOVERY, faultText, isDeviceFault, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff, type RecoveryPolicy } from '../rl/recovery';
+import { runCheckpointConfig } from '../rl/run-checkpoint';
 import { DivergenceError } from '../rl/divergence';
 import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
@@ -102,9 +103,9 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     if (!existsSync(file)) throw new UsageError(`--resume: ${file} does not exist`);
     checkpoint = new Uint8Array(readFileSync(file));
     checkpointName = file;
-    const meta = decodeCheckpoint(checkpoint, file).meta;
-    if (meta.kind !== 'magic-lab-run') throw new UsageError(`--resume: ${file} is not a run checkpoint`);
-    config = validateRunConfig(meta.config);
+    const ck = decodeCheckpoint(checkpoint, file);
+    if (ck.meta.kind !== 'magic-lab-run') throw new UsageError(`--resume: ${file} is not a run checkpoint`);
+    config = runCheckpointConfig(ck, file); // a bad meta.config: one line naming the file and the field
     out = resume;
   } else {
     const presetName = String(flags.preset ?? 'magic');
@@ -251,8 +252,6 @@ export async function train(argv: string[], log: (s: string) => void = console.l
             writeEval(res.eval);
           }
           if (!flags.quiet) log(progressLine(res.record, lastEval));
-          const skipped = res.record['actor/nonfinite_steps'];
-          if (skipped > 0) log(`warning: step ${res.record.step}: ${skipped} optimizer step${skipped === 1 ? '' : 's'} rejected as non-finite (loss or grad norm) and skipped: weights untouched`);
           const every = trainer.config.checkpoint.everySteps;
           // Every N steps and at each stage boundary: a lost device loses at most the steps since.
           if ((every > 0 && trainer.step % every === 0) || (trainer.stage !== stageBefore && !trainer.done)) await saveCheckpoint();

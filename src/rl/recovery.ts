@@ -80,13 +80,18 @@ export function rerunText(resumedStep: number, lostAtStep: number): string {
   return `steps ${resumedStep + 1}–${lostAtStep} are re-run`;
 }
 
+/** "The GPU device was lost (reason …) after step 7": how a notice about `fault` begins. */
+export function lossHeadline(fault: unknown, lostAtStep: number): string {
+  return `${capital(faultText(fault))} after step ${lostAtStep}`;
+}
+
 /**
  * The one line a user reads after a recovery. `lostAtStep`: steps done when the device failed;
  * `resumedStep`: the checkpoint's step, or null when the run restarted from its start (no checkpoint yet).
  */
 export function recoveredNotice(fault: unknown, lostAtStep: number, resumedStep: number | null, where = 'the checkpoint'): string {
   const from = resumedStep === null ? 'restarted the run from its start (no checkpoint yet)' : `resumed from ${where} at step ${resumedStep}`;
-  return `${capital(faultText(fault))} after step ${lostAtStep}; ${from} — ${rerunText(resumedStep ?? 0, lostAtStep)}.`;
+  return `${lossHeadline(fault, lostAtStep)}; ${from} — ${rerunText(resumedStep ?? 0, lostAtStep)}.`;
 }
 
 /**

@@ -5,7 +5,7 @@
  * imperfect (arithmetic slips that reach the answer, repeated steps that overrun short limits),
  * with cross-entropy on the response tokens only.
  */
-import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import { encodeCheckpoint } from '../model/checkpoint';
 import { ConfigError, validateModelConfig, type ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
 import type { Backend } from '../model/engine';
@@ -13,6 +13,7 @@ import { buildDataset, encodePrompt, encodeResponse, FAMILIES, PAD_ID, VOCAB_SIZ
 import { Rng } from '../util/rng';
 import { TASK_FAMILIES, type TaskFamily } from './config';
 import { batchSeed, evaluatePolicy } from './rollout';
+import { loadCheckpoint } from './run-checkpoint';
 
 export interface SftConfig {
   seed: number;
@@ -155,6 +156,8 @@ export async function runSft(
    * AdamW moments, data stream, step); any other checkpoint of the same model is a warm start.
    */
   resume?: Uint8Array,
+  /** Names the `resume` file in errors. */
+  resumeName = 'resume',
 ): Promise<SftResult> {
   const cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>);
   const data = buildDataset({ seed: cfg.seed, families: cfg.families, difficulty: cfg.difficulty, trainSize: cfg.trainSize, testSize: cfg.testSize });
@@ -164,7 +167,8 @@ export async function runSft(
   let rng = new Rng(batchSeed(cfg.seed, 7));
   let first = 1;
   if (resume) {
-    const ck = decodeCheckpoint(resume, 'resume');
+    // The file and its meta (SFT state, cached filter result) are checked: a bad one is a CheckpointError naming it.
+    const ck = loadCheckpoint(resume, resumeName).contents;
     if (JSON.stringify(ck.model) !== JSON.stringify(cfg.model)) throw new ConfigError('model', `the checkpoint to continue holds another model (${JSON.stringify(ck.model)})`);
     policy.setParams(ck.params);
     const st = ck.meta.sftState as SftState | undefined;

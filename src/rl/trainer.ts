@@ -12,7 +12,7 @@
  * replays exactly on the same backend and adapter, and `saveCheckpoint` / resume continues it as if it
  * had never stopped. Used by the CLI (Node) and by the browser Worker alike.
  */
-import { CheckpointError, crc32Label, decodeCheckpoint, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
+import { CheckpointError, crc32Label, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
 import { initParams } from '../model/init';
 import type { AdamWOptions, Backend, GrpoLossOptions, PolicyEngine, StepStats, UpdateBatch } from '../model/engine';
 import { maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
@@ -20,7 +20,7 @@ import { Rng } from '../util/rng';
 import { computeAdvantages } from './advantage';
 import { tokenWeights } from './aggregation';
 import { buildRunDataset, longestResponseLength, resolveStage, validateRunConfig, type ResolvedStage, type RunConfig, type StageConfig } from './config';
-import { batchEntropy, controllerEntropy, entropyCoefForStep, entropyStateFromJSON, initialEntropyState, loggedEntropyCoef, updateEntropyState, type EntropyControllerState } from './entropy';
+import { batchEntropy, controllerEntropy, entropyCoefForStep, initialEntropyState, loggedEntropyCoef, updateEntropyState, type EntropyControllerState } from './entropy';
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
 import { planMiniBatches } from './minibatch';
@@ -28,10 +28,12 @@ import { ClipMarks, inspectedGroups, ratios, responseLogp, watchedPrompts } from
 import { groupSignals, planRejection } from './rejection';
 import { DivergenceError, nonfiniteQuantity } from './divergence';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
+import { loadCheckpoint } from './run-checkpoint';
 import { trackStages } from './stages';
 import type { EvalRecord, SampleRecord, StepRecord } from './trainer-types';
 
 export type { EvalRecord, SampleRecord, StepRecord } from './trainer-types';
+export { checkRunState } from './run-checkpoint';
 
 /** Groups of each step kept as sample completions (the rest are summarised in metrics). */
 const SAMPLE_GROUPS_PER_STEP = 2;
@@ -138,28 +140,6 @@ export function storedOfflineCorrect(meta: Record<string, unknown>, key: string,
   return stored.correct as number[];
 }
 
-/**
- * A run checkpoint's state, checked before anything uses it: a tampered or truncated state must be
- * one clear error naming the field, not a garbled run (or a resume that cuts the journal to nothing).
- */
-export function checkRunState(st: TrainerState, ckpt: CheckpointContents, trainSize: number, source = 'checkpoint'): void {
-  const bad = (field: string, what: string) => new CheckpointError(source, `run state ${field} ${what}`);
-  const isCount = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-  if (typeof st !== 'object' || st === null) throw bad('', 'is missing');
-  for (const k of ['step', 'adamStep', 'epoch', 'position', 'stageStarted'] as const) {
-    if (!isCount(st[k])) throw bad(k, `must be a non-negative integer, got ${JSON.stringify(st[k])}`);
-  }
-  if (!Array.isArray(st.pool) || st.pool.some((i) => !isCount(i) || i >= trainSize)) throw bad('pool', `must list training-prompt indices below ${trainSize}`);
-  if (st.position > st.pool.length) throw bad('position', `(${st.position}) is past the pool (${st.pool.length} prompts)`);
-  if (!Array.isArray(st.scoreHistory) || st.scoreHistory.length !== st.step) throw bad('scoreHistory', `must hold one score per step (${st.step}), got ${Array.isArray(st.scoreHistory) ? st.scoreHistory.length : 'none'}`);
-  for (const k of ['attempts', 'solves'] as const) {
-    if (!Array.isArray(st[k]) || st[k].length !== trainSize || st[k].some((v) => !isCount(v))) throw bad(k, `must hold a count per training prompt (${trainSize})`);
-  }
-  if (typeof st.elapsedMs !== 'number' || !(st.elapsedMs >= 0)) throw bad('elapsedMs', `must be a non-negative number, got ${JSON.stringify(st.elapsedMs)}`);
-  // A fresh Adam on a resumed run is a different optimizer: refuse rather than continue silently.
-  if (st.adamStep > 0 && !ckpt.adam) throw new CheckpointError(source, `a run at optimizer step ${st.adamStep} without its AdamW moments (adam.m / adam.v): resuming it would restart Adam from zero`);
-}
-
 export class MagicTrainer {
   private order: number[] = [];
   private constructor(
@@ -204,14 +184,16 @@ export class MagicTrainer {
   static async create(backend: Backend, config: RunConfig, init: TrainerInit = {}): Promise<MagicTrainer> {
     let cfg = validateRunConfig(config);
     const source = init.checkpointName ?? 'checkpoint';
-    let ckpt: CheckpointContents | null = init.checkpoint ? decodeCheckpoint(init.checkpoint, source) : null;
-    const resumeState = ckpt?.meta.kind === 'magic-lab-run' ? (ckpt.meta.state as TrainerState) : null;
-    if (resumeState) cfg = validateRunConfig(ckpt!.meta.config);
+    // Every field of the file and its meta (run config, run state, cached filter, SFT state) is checked before anything is built.
+    const loaded = init.checkpoint ? loadCheckpoint(init.checkpoint, source) : null;
+    let ckpt: CheckpointContents | null = loaded?.contents ?? null;
+    if (loaded?.meta.kind === 'run' && loaded.meta.state === null) throw new CheckpointError(source, 'is a run checkpoint without a run state (evaluation only): it cannot be resumed');
+    const resumeState = loaded?.meta.kind === 'run' ? loaded.meta.state : null;
+    if (loaded?.meta.kind === 'run') cfg = loaded.meta.config;
     if (ckpt && JSON.stringify(ckpt.model) !== JSON.stringify(cfg.model)) {
-      throw new Error(`checkpoint: its model ${JSON.stringify(ckpt.model)} does not match model ${JSON.stringify(cfg.model)} of the config`);
+      throw new CheckpointError(source, `its model ${JSON.stringify(ckpt.model)} does not match model ${JSON.stringify(cfg.model)} of the config`);
     }
     const data = buildRunDataset(cfg);
-    if (resumeState) checkRunState(resumeState, ckpt!, data.train.length, source);
     const policy = await backend.createPolicy(cfg.model, 'actor');
     const start = ckpt?.params ?? initParams(cfg.model, batchSeed(cfg.seed, STREAM.init));
     policy.setParams(start);
@@ -219,13 +201,14 @@ export class MagicTrainer {
     else policy.resetAdamState();
     // A resumed run gets back the π_ref it had; otherwise π_ref is taken when a stage with β > 0 starts (trainStep).
     let ref: PolicyEngine | null = null;
-    if (resumeState && ckpt!.meta.refParams) {
+    const refParams = loaded?.meta.kind === 'run' ? loaded.meta.refParams : null;
+    if (resumeState && refParams) {
       ref = await backend.createPolicy(cfg.model, 'reference');
-      ref.setParams(Float32Array.from(ckpt!.meta.refParams as number[]));
+      ref.setParams(refParams);
     }
     let state: TrainerState;
     if (resumeState) {
-      state = { ...resumeState, entropy: entropyStateFromJSON(resumeState.entropy) };
+      state = resumeState;
     } else {
       state = {
         step: 0,

@@ -6,6 +6,7 @@
  * Components call these functions; they never talk to the Worker directly.
  */
 import { presetNames, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
+import { loadCheckpoint } from '../rl/run-checkpoint';
 import { LabClient } from '../worker/client';
 import type { FromWorker, ToWorker } from '../worker/protocol';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
@@ -111,6 +112,14 @@ function onMessage(m: FromWorker) {
       break;
     case 'samples':
       s.setSamples(m.runId, m.step, m.samples);
+      break;
+    case 'device-lost':
+      // The run resumed from its checkpoint: the steps after it are sent again.
+      if (m.phase === 'recovered' && m.runId && s.runs[m.runId]) {
+        s.truncateRun(m.runId, m.resumedFromStep ?? 0);
+        persistRun(m.runId, true);
+      }
+      s.setDeviceLoss({ phase: m.phase, message: m.message });
       break;
     case 'sync': {
       const id = m.id;
@@ -329,6 +338,20 @@ export async function uploadCheckpoint(file: File) {
   const bytes = await file.arrayBuffer();
   const head = new TextDecoder().decode(new Uint8Array(bytes, 0, Math.min(8, bytes.byteLength)));
   if (head !== 'MAGICLAB') return get().setError(`${file.name}: not a MAGIC Lab checkpoint (.mlck files start with "MAGICLAB").`);
+  // The whole file (checksum, tensors, run config and state) is checked here, before the current run is
+  // stopped: a truncated, corrupt, wrong-version or inconsistent file is one message and changes nothing.
+  try {
+    const { contents, meta } = loadCheckpoint(new Uint8Array(bytes), file.name);
+    const s = get();
+    if (meta.kind === 'base' && !s.configError) {
+      const model = validateRunConfig(s.draft).model;
+      if (JSON.stringify(contents.model) !== JSON.stringify(model)) {
+        return s.setError(`checkpoint ${file.name}: holds model ${JSON.stringify(contents.model)}, not the config's ${JSON.stringify(model)}; set the config's model to it first (the current run is unchanged).`);
+      }
+    }
+  } catch (e) {
+    return get().setError(`${(e as Error).message} (the current run is unchanged)`);
+  }
   cancelQueue('a checkpoint was uploaded');
   if (isLive(get().runState)) send({ type: 'stop' });
   const id = startNewRun({ paused: true, checkpoint: bytes, name: `${file.name.replace(/\.mlck$/i, '')} (uploaded)` });

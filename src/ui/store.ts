@@ -26,6 +26,12 @@ export type DeviceState =
 
 export type TokenColour = 'none' | 'entropy' | 'logp';
 
+/** The page's banner about a lost GPU device (from the Worker's `device-lost` messages). */
+export interface DeviceLossNotice {
+  phase: 'recovering' | 'recovered' | 'failed';
+  message: string;
+}
+
 export interface ConfigSlice {
   preset: string;
   /** The config being edited (may be invalid while the user types: see configError). */
@@ -81,6 +87,8 @@ export interface UiSlice {
   tokenColour: TokenColour;
   error: string | null;
   notice: string | null;
+  /** The GPU device was lost: what the Worker did about it (recovering, recovered, failed), until dismissed. */
+  deviceLoss: DeviceLossNotice | null;
   /** Why runs are not being saved in this browser (no storage, quota full), or null while they are. */
   storageWarning: string | null;
   /** Whether the browser granted persistent storage (navigator.storage.persist()); null until asked. */
@@ -90,6 +98,7 @@ export interface UiSlice {
   setTokenColour(c: TokenColour): void;
   setError(e: string | null): void;
   setNotice(n: string | null): void;
+  setDeviceLoss(d: DeviceLossNotice | null): void;
   setStorageWarning(w: string | null): void;
   setStoragePersisted(p: boolean): void;
 }
@@ -225,6 +234,7 @@ export const createLabStore = (preset = 'magic') =>
     tokenColour: 'none',
     error: null,
     notice: null,
+    deviceLoss: null,
     storageWarning: null,
     storagePersisted: null,
     setSmoothing: (w) => set({ smoothing: Math.min(0.99, Math.max(0, w)) }),
@@ -232,6 +242,7 @@ export const createLabStore = (preset = 'magic') =>
     setTokenColour: (tokenColour) => set({ tokenColour }),
     setError: (error) => set({ error }),
     setNotice: (notice) => set({ notice }),
+    setDeviceLoss: (deviceLoss) => set({ deviceLoss }),
     setStorageWarning: (storageWarning) => set({ storageWarning }),
     setStoragePersisted: (storagePersisted) => set({ storagePersisted }),
 

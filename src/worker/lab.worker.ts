@@ -7,9 +7,10 @@
  * Step records are sent in batches (at most every FLUSH_MS), not one message per step.
  */
 import { decodeCheckpoint } from '../model/checkpoint';
-import type { Backend, BackendChoice } from '../model/engine';
+import { DeviceLostError, isDeviceFault, type Backend, type BackendChoice } from '../model/engine';
 import { validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { DivergenceError } from '../rl/divergence';
+import { DEVICE_RECOVERY, lossHeadline, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff } from '../rl/recovery';
 import { MagicTrainer } from '../rl/trainer';
 import type { SampleRecord, StepRecord } from '../rl/trainer-types';
 import { DrawGate } from './drawgate';
@@ -45,6 +46,17 @@ let buffer: StepRecord[] = [];
 let latestSamples: { step: number; samples: SampleRecord[] } | null = null;
 let lastFlush = 0;
 let lastCheckpointStep = -1;
+/** The last checkpoint this run posted (kept: a lost GPU device resumes the run from it). */
+let lastCheckpoint: Uint8Array | null = null;
+/** What the live run was started from (its config and checkpoint or base weights): a lost device before the first checkpoint restarts it from here. */
+let runStart: { config: RunConfig; checkpoint?: Uint8Array; fresh: boolean } | null = null;
+/** Device losses since the last checkpoint written after a recovery (bounded by DEVICE_RECOVERY). */
+let losses = 0;
+let resumedAt = -1;
+let startEvalPosted = false;
+/** The recovery in progress, if any (one at a time). */
+let recovering: Promise<boolean> | null = null;
+let unwatchDevice: (() => void) | null = null;
 /** A fresh run evaluates its start weights before the first step, as `magic-lab train` does (the "before" point of the held-out curves). */
 let startEvalPending = false;
 /** Incremented by every start/stop so a superseded loop stops touching the new run. */
@@ -73,7 +85,9 @@ async function saveAndPost() {
   if (!trainer || !runId) return;
   flush(); // the page keeps metrics up to the checkpoint's step before the checkpoint itself
   const bytes = await trainer.saveCheckpoint();
-  const copy = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer);
+  // A copy goes to the page; the Worker keeps `bytes` to resume from if the device is lost.
+  const copy = bytes.slice().buffer as ArrayBuffer;
+  lastCheckpoint = bytes;
   lastCheckpointStep = trainer.step;
   post({ type: 'checkpoint', runId, step: trainer.step, bytes: copy }, [copy]);
 }
@@ -102,6 +116,7 @@ async function loop() {
   if (looping) return;
   looping = true;
   const gen = generation;
+  const stepping = backend;
   try {
     while (gen === generation && trainer && (running || pendingSteps > 0)) {
       await applyPending();
@@ -116,7 +131,9 @@ async function loop() {
         const ev0 = await trainer.evaluate();
         if (gen !== generation || !runId) break;
         post({ type: 'eval', runId, record: ev0 });
+        startEvalPosted = true;
       }
+      const stageBefore = trainer.stage;
       const { record, samples, eval: ev } = await trainer.trainStep();
       if (gen !== generation || !runId) break;
       if (pendingSteps > 0) pendingSteps--;
@@ -130,7 +147,8 @@ async function loop() {
         postState();
       }
       if (ev) post({ type: 'eval', runId, record: ev });
-      if ((every > 0 && trainer.step % every === 0) || trainer.done) await saveAndPost();
+      // Every N steps and at each stage boundary: a lost device costs at most the steps since.
+      if ((every > 0 && trainer.step % every === 0) || trainer.stage !== stageBefore || trainer.done) await saveAndPost();
       // GPU emulated on the CPU: let the page draw this batch before the next step takes the cores.
       if (drawn && running && !trainer.done && engine?.cpuBound) {
         post({ type: 'sync', id: drawGate.request() });
@@ -145,7 +163,9 @@ async function loop() {
       postState();
     }
   } catch (e) {
-    if (gen === generation) {
+    // A lost device: open a new one and resume from the last checkpoint (the loop goes on below).
+    if (gen === generation && isDeviceFault(e)) await recoverDevice(e, stepping);
+    else if (gen === generation) {
       flush();
       state = 'error';
       running = false;
@@ -182,13 +202,131 @@ async function fetchBase(url: string, config: RunConfig): Promise<{ bytes: Uint8
 
 /** Closes the open engine (if any) and opens `choice`. */
 async function openEngine(choice: BackendChoice) {
+  closeEngine();
+  engineChoice = choice;
+  useEngine(await acquireWorkerBackend(choice));
+}
+
+function closeEngine() {
+  unwatchDevice?.();
+  unwatchDevice = null;
   backend?.destroy();
   backend = null;
   engine = null;
-  engineChoice = choice;
-  const opened = await acquireWorkerBackend(choice);
+}
+
+/** Makes `opened` the engine and watches its GPU device: a loss while no step runs is recovered at once (a step in flight fails and recovers by itself). */
+function useEngine(opened: { backend: Backend; summary: EngineSummary }) {
   backend = opened.backend;
   engine = opened.summary;
+  const mine = backend;
+  unwatchDevice =
+    backend.onLost?.((info) => {
+      if (looping || recovering || backend !== mine) return;
+      queue = queue.then(() => recoverDevice(new DeviceLostError(info), mine)).then(() => undefined, (e) => post({ type: 'error', message: errMsg(e) }));
+    }) ?? null;
+}
+
+/**
+ * The GPU device of `lost` failed (issue #13): drop it and the run's buffers, open a new engine
+ * (bounded retries with back-off), and resume the live run from its last checkpoint — or from
+ * what it started from, before its first checkpoint — re-sending the steps since. Returns whether
+ * the run can go on; after the last attempt fails the run stops in `error` with one line saying
+ * what to do, and the next start opens an engine afresh (no dead runtime is kept).
+ */
+function recoverDevice(fault: unknown, lost: Backend | null): Promise<boolean> {
+  if (recovering) return recovering;
+  if (!lost || backend !== lost) return Promise.resolve(backend !== null);
+  recovering = recoverFrom(fault).finally(() => (recovering = null));
+  return recovering;
+}
+
+async function recoverFrom(fault: unknown): Promise<boolean> {
+  const gen = generation;
+  const hadRun = runId !== null && runStart !== null;
+  const lostAt = trainer?.step ?? 0;
+  const stages = trainer?.config.stages;
+  const start = runStart;
+  if (lastCheckpointStep > resumedAt) losses = 0; // a checkpoint since the last recovery: progress
+  losses++;
+  const kept = lastCheckpointStep >= 0 ? `its checkpoint at step ${lastCheckpointStep} is kept in this browser: Load it (Checkpoints) or resume it from the Runs panel once the GPU works again — reload the page if it does not, or choose the CPU engine` : 'no checkpoint was saved before it: start the run again';
+  const fail = (why: string) => {
+    const message = `${lossHeadline(fault, lostAt)}, and ${why}. ${hadRun ? `The run stopped; ${kept}` : 'The next run opens a new device'}.`;
+    trainer?.destroy();
+    trainer = null;
+    running = false;
+    pendingSteps = 0;
+    if (hadRun) state = 'error';
+    post({ type: 'device-lost', runId, phase: 'failed', lostAtStep: lostAt, resumedFromStep: null, message });
+    postState(message);
+    return false;
+  };
+  // Nothing from the failed step reaches the page; what was sent after the checkpoint is sent again.
+  buffer = [];
+  latestSamples = null;
+  try {
+    trainer?.destroy();
+  } catch {
+    // the lost device's buffers may be gone already
+  }
+  trainer = null;
+  closeEngine();
+  if (!mayRecover(fault, losses)) return fail(`it failed ${losses} times since the last checkpoint`);
+  const trying = `${lossHeadline(fault, lostAt)}; opening a new device…`;
+  if (hadRun) state = 'starting';
+  post({ type: 'device-lost', runId, phase: 'recovering', lostAtStep: lostAt, resumedFromStep: null, message: trying });
+  postState(trying);
+  let opened: Awaited<ReturnType<typeof acquireWorkerBackend>> | null;
+  try {
+    opened = await reopenWithBackoff(() => acquireWorkerBackend(engineChoice), {
+      policy: DEVICE_RECOVERY,
+      cancelled: () => gen !== generation || backend !== null,
+      onAttempt: (n, of) => postState(`${trying} (attempt ${n} of ${of})`),
+    });
+  } catch (e) {
+    return fail(e instanceof RecoveryFailed ? e.message : errMsg(e));
+  }
+  // Stopped, restarted or switched meanwhile: that command opens (or has opened) what it needs.
+  if (!opened) return false;
+  if (backend !== null) {
+    opened.backend.destroy();
+    return false;
+  }
+  useEngine(opened);
+  post({ type: 'ready', engine: opened.summary });
+  if (gen !== generation) return false;
+  if (!hadRun || !start) {
+    const message = `${lossHeadline(fault, lostAt)}; a new device is open.`;
+    post({ type: 'device-lost', runId: null, phase: 'recovered', lostAtStep: lostAt, resumedFromStep: null, message });
+    return true;
+  }
+  try {
+    const t = await MagicTrainer.create(backend!, start.config, { checkpoint: lastCheckpoint ?? start.checkpoint, onProgress: (m) => postState(m) });
+    if (gen !== generation) {
+      t.destroy();
+      return false;
+    }
+    // Stage edits made after the checkpoint still apply.
+    if (stages && JSON.stringify(stages) !== JSON.stringify(t.config.stages)) {
+      try {
+        t.setStages(stages);
+      } catch {
+        // an edit the resumed step no longer allows: the checkpoint's stages stand
+      }
+    }
+    trainer = t;
+    if (JSON.stringify(t.config) !== JSON.stringify(start.config)) post({ type: 'run-config', runId: runId!, config: t.config });
+    resumedAt = t.step;
+    startEvalPending = start.fresh && t.step === 0 && !startEvalPosted;
+    const resumedFrom = lastCheckpoint || t.step > 0 ? t.step : null;
+    note = recoveredNotice(fault, lostAt, resumedFrom);
+    post({ type: 'device-lost', runId, phase: 'recovered', lostAtStep: lostAt, resumedFromStep: resumedFrom ?? 0, message: note });
+    state = t.done ? 'done' : 'paused';
+    postState();
+    return true;
+  } catch (e) {
+    return fail(`the run could not be reopened on the new device (${errMsg(e)})`);
+  }
 }
 
 async function stopRun() {
@@ -203,6 +341,8 @@ async function stopRun() {
   while (looping) await new Promise((r) => setTimeout(r, 5));
   trainer?.destroy();
   trainer = null;
+  runStart = null;
+  lastCheckpoint = null;
 }
 
 async function start(msg: Extract<ToWorker, { type: 'start' }>) {
@@ -228,6 +368,10 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
         note = `started from the base checkpoint ${msg.baseCheckpointUrl}`;
       } else note = `started from random init: ${base.why}`;
     } else note = 'started from random init';
+    runStart = { config, checkpoint, fresh: !msg.checkpoint };
+    losses = 0;
+    resumedAt = -1;
+    startEvalPosted = false;
     const t = await MagicTrainer.create(backend!, config, { checkpoint, onProgress: (m) => postState(m) });
     if (gen !== generation) {
       t.destroy();
@@ -243,6 +387,11 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     void loop();
   } catch (e) {
     if (gen !== generation) return;
+    // The device was lost while the run was set up: set it up again on a new one.
+    if (isDeviceFault(e) && runStart && !trainer) {
+      if ((await recoverDevice(e, backend)) && gen === generation) void loop();
+      return;
+    }
     state = 'error';
     running = false;
     postState(errMsg(e));

@@ -76,4 +76,12 @@ export type FromWorker =
    * so that drawing and GPU work do not compete for the cores.
    */
   | { type: 'sync'; id: number }
+  /**
+   * The GPU device was lost (the browser's GPU process crashed, the driver reset) or failed. The
+   * Worker drops it and opens a new one (a few attempts with growing pauses): `recovering` while
+   * it tries, then `recovered` — the run (if any) resumed from its last checkpoint, so the page
+   * drops its records after `resumedFromStep` (they are sent again) — or `failed`: no new device;
+   * the run stopped and its last checkpoint is kept. `message` says so in one line for the page.
+   */
+  | { type: 'device-lost'; runId: string | null; phase: 'recovering' | 'recovered' | 'failed'; lostAtStep: number; resumedFromStep: number | null; message: string }
   | { type: 'error'; message: string };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
-import { crc32Label, decodeCheckpoint, encodeCheckpoint } from '../../src/model/checkpoint';
+import { assembleCheckpoint, decodeCheckpoint, encodeCheckpoint, splitCheckpoint } from '../../src/model/checkpoint';
 
 async function run(...argv: string[]) {
   const out: string[] = [];
@@ -105,13 +105,11 @@ describe('magic-lab train / eval / data', () => {
   it('a checkpoint with non-finite weights is refused by eval, train --base and --resume: exit 2, one line naming the file and tensor', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'magic-nan-'));
     const good = new Uint8Array(readFileSync('public/checkpoints/base-tiny.mlck'));
-    const hlen = new DataView(good.buffer, good.byteOffset).getUint32(12, true);
-    const text = new TextDecoder().decode(good.subarray(16, 16 + hlen));
-    const header = JSON.parse(text);
-    const bad = good.slice();
-    const data = bad.subarray(16 + hlen);
+    const parts = splitCheckpoint(encodeCheckpoint(decodeCheckpoint(good)));
+    const header = JSON.parse(parts.headerText);
+    const data = parts.data.slice();
     new DataView(data.buffer, data.byteOffset).setFloat32(header.tensors[1].offset, Infinity, true);
-    bad.set(new TextEncoder().encode(text.replace(header.checksum, crc32Label(data))), 16); // a checksum that matches: only the value is wrong
+    const bad = assembleCheckpoint(parts.headerText, data); // a checksum that matches: only the value is wrong
     const file = join(dir, 'diverged.mlck');
     writeFileSync(file, bad);
     for (const argv of [
@@ -137,16 +135,29 @@ describe('magic-lab train / eval / data', () => {
     expect(asBase.code).toBe(2);
     expect(asBase.err).toMatch(/--base: .*checkpoint\.mlck is a run checkpoint \(step 2\); continue that run with --resume DIR/);
     const good = decodeCheckpoint(new Uint8Array(readFileSync(ckFile)), ckFile);
+    const rawBytes = new Map<string, Uint8Array>();
     const cases: [string, Parameters<typeof encodeCheckpoint>[0], RegExp][] = [
       ['negative step', { ...good, meta: { ...good.meta, state: { ...(good.meta.state as object), step: -3 } } }, /run state step must be a non-negative integer, got -3/],
-      ['pool past the data', { ...good, meta: { ...good.meta, state: { ...(good.meta.state as object), pool: [0, 99999] } } }, /run state pool must list training-prompt indices below 16/],
+      ['pool past the data', { ...good, meta: { ...good.meta, state: { ...(good.meta.state as object), pool: [0, 99999] } } }, /run state pool\[1\] must be a training-prompt index below 16, got 99999/],
       ['history shorter than the steps', { ...good, meta: { ...good.meta, state: { ...(good.meta.state as object), scoreHistory: [] } } }, /run state scoreHistory must hold one score per step \(2\), got 0/],
       ['no AdamW moments', { ...good, adam: undefined }, /no-AdamW-moments.checkpoint\.mlck: a run at optimizer step \d+ without its AdamW moments .* would restart Adam from zero/],
+      ['entropy controller outside its clamp', { ...good, meta: { ...good.meta, state: { ...(good.meta.state as object), entropy: { c: 99, lastBelowTarget: true, updates: 2 } } } }, /checkpoint\.mlck: run state entropy\.c \(99\) is outside \[c_min, c_max\]/],
+      ['a bad run config', { ...good, meta: { ...good.meta, config: { ...(good.meta.config as object), seed: -1 } } }, /a-bad-run-config.checkpoint\.mlck: meta\.config\.seed/],
     ];
+    const version = encodeCheckpoint(good);
+    new DataView(version.buffer).setUint32(8, 7, true);
+    const flipped = encodeCheckpoint(good);
+    flipped[40] ^= 0x04; // inside the header JSON
+    const raw: [string, Uint8Array, RegExp][] = [
+      ['a header byte flipped', flipped, /a-header-byte-flipped.checkpoint\.mlck: checksum mismatch \(stored crc32:[0-9a-f]{8}, file crc32:[0-9a-f]{8}\): the file is corrupt$/],
+      ['truncated', encodeCheckpoint(good).subarray(0, 1000), /truncated.checkpoint\.mlck: file is 1000 bytes, its prefix describes \d+ .*: the file is truncated$/],
+      ['a later version', version, /a-later-version.checkpoint\.mlck: format version 7 is not supported \(this build reads versions 1 and 2; a newer MAGIC Lab wrote it\)$/],
+    ];
+    for (const [name, bytes, re] of raw) cases.push([name, null as never, re]), rawBytes.set(name, bytes);
     for (const [name, contents, re] of cases) {
       const d = join(dir, name.replace(/ /g, '-'));
       mkdirSync(d);
-      writeFileSync(join(d, 'checkpoint.mlck'), encodeCheckpoint(contents));
+      writeFileSync(join(d, 'checkpoint.mlck'), rawBytes.get(name) ?? encodeCheckpoint(contents));
       writeFileSync(join(d, 'metrics.jsonl'), readFileSync(join(runDir, 'metrics.jsonl')));
       const before = readFileSync(join(d, 'metrics.jsonl'), 'utf8');
       const r = await run('train', '--resume', d, '--quiet');

@@ -5,6 +5,8 @@ export function Banners() {
   const urlError = useLab((s) => s.urlError);
   const error = useLab((s) => s.error);
   const notice = useLab((s) => s.notice);
+  const deviceLoss = useLab((s) => s.deviceLoss);
+  const setDeviceLoss = useLab((s) => s.setDeviceLoss);
   const storageWarning = useLab((s) => s.storageWarning);
   const setStorageWarning = useLab((s) => s.setStorageWarning);
   const dismissUrl = useLab((s) => s.dismissUrlError);
@@ -34,6 +36,14 @@ export function Banners() {
             Runs are not being saved in this browser: {storageWarning}. They stay in this tab until it closes — export them to keep them (JSONL or CSV in the run list; Download in Checkpoints).
           </span>
           <button className="icon" onClick={() => setStorageWarning(null)} title="Dismiss">
+            ✕
+          </button>
+        </div>
+      )}
+      {deviceLoss && (
+        <div className={`banner ${deviceLoss.phase === 'failed' ? 'error' : 'warning'}`} role={deviceLoss.phase === 'failed' ? 'alert' : 'status'} data-testid="device-lost" data-phase={deviceLoss.phase}>
+          <span>{deviceLoss.message}</span>
+          <button className="icon" onClick={() => setDeviceLoss(null)} title="Dismiss">
             ✕
           </button>
         </div>

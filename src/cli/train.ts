@@ -252,6 +252,8 @@ export async function train(argv: string[], log: (s: string) => void = console.l
             writeEval(res.eval);
           }
           if (!flags.quiet) log(progressLine(res.record, lastEval));
+          const skipped = res.record['actor/nonfinite_steps'];
+          if (skipped > 0) log(`warning: step ${res.record.step}: ${skipped} optimizer step${skipped === 1 ? '' : 's'} rejected as non-finite (loss or grad norm) and skipped: weights untouched`);
           const every = trainer.config.checkpoint.everySteps;
           // Every N steps and at each stage boundary: a lost device loses at most the steps since.
           if ((every > 0 && trainer.step % every === 0) || (trainer.stage !== stageBefore && !trainer.done)) await saveCheckpoint();

@@ -14,6 +14,7 @@ import { getPreset, validateRunConfig, type RunConfig, type StageConfig } from '
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
 import type { BackendChoice, EngineSummary, RunState } from '../worker/protocol';
 import { setPath } from './lib/fields';
+import { addSamples, emptyHistory, type InspectorHistory } from './lib/inspector';
 import type { RunQueue } from './lib/queue';
 import type { ReferenceFile, ReferenceIndex } from './lib/reference';
 import type { RunData } from './lib/runfile';
@@ -24,7 +25,8 @@ export type DeviceState =
   | { status: 'no-engine'; reason: string }
   | { status: 'error'; message: string };
 
-export type TokenColour = 'none' | 'entropy' | 'logp';
+/** What the group inspector colours tokens by (lib/colour.ts): entropy H_t, the sampled token's probability, ρ after the update, the advantage. */
+export type TokenColour = 'none' | 'entropy' | 'logp' | 'ratio' | 'advantage';
 
 /** The page's banner about a lost GPU device (from the Worker's `device-lost` messages). */
 export interface DeviceLossNotice {
@@ -76,6 +78,8 @@ export interface LiveSlice {
   statusMessage: string | null;
   samples: SampleRecord[];
   samplesStep: number | null;
+  /** The group inspector's bounded history of recorded groups by step (lib/inspector.ts). */
+  inspector: InspectorHistory;
   setLiveState(s: { runId: string | null; state: RunState; step: number; stage: number; message?: string }): void;
   setSamples(runId: string, step: number, samples: SampleRecord[]): void;
 }
@@ -226,7 +230,9 @@ export const createLabStore = (preset = 'magic') =>
     samples: [],
     samplesStep: null,
     setLiveState: (m) => set({ liveRunId: m.runId, runState: m.state, step: m.step, stage: m.stage, statusMessage: m.message ?? null }),
-    setSamples: (_runId, step, samples) => set({ samples, samplesStep: step }),
+    inspector: emptyHistory(),
+    // A batch may hold several steps' records: the newest step's are `samples`, all go to the inspector's history.
+    setSamples: (runId, step, samples) => set((s) => ({ samples: samples.filter((x) => x.step === step), samplesStep: step, inspector: addSamples(s.inspector, runId, samples) })),
 
     // ui
     smoothing: 0.6,

@@ -81,7 +81,7 @@ describe('JSONL checksum (version 2)', () => {
     expect(() => parseJsonl(withHeader((h) => (h.createdAt = 'yesterday')), 'h.jsonl')).toThrow(/^h\.jsonl:1: run header: "createdAt" is not valid: "yesterday"/);
     expect(() => parseJsonl(withHeader((h) => (h.name = 7)), 'h.jsonl')).toThrow(/^h\.jsonl:1: run header: "name" is not valid: 7/);
     expect(() => parseJsonl(withHeader((h) => delete h.preset), 'h.jsonl')).toThrow(/^h\.jsonl:1: run header: "preset" is missing/);
-    expect(() => parseJsonl(withHeader((h) => (h.constructor = 1)), 'h.jsonl')).toThrow(/^h\.jsonl:1: run header: unknown field "constructor"/);
+    expect(() => parseJsonl(withHeader((h) => Object.defineProperty(h, 'constructor', { value: 1, enumerable: true })), 'h.jsonl')).toThrow(/^h\.jsonl:1: run header: unknown field "constructor"/);
     expect(() => parseJsonl(withHeader((h) => (h.version = 3)), 'h.jsonl')).toThrow(/^h\.jsonl:1: unsupported version 3 \(this lab reads versions 1 and 2\)/);
   });
 

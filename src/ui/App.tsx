@@ -5,6 +5,7 @@ import { CheckpointPanel } from './components/CheckpointPanel';
 import { ConfigPanel } from './components/ConfigPanel';
 import { Controls } from './components/Controls';
 import { DeviceInfo } from './components/DeviceInfo';
+import { Explainer } from './components/Explainer';
 import { FindingsView } from './components/FindingsView';
 import { NoWebGpu } from './components/NoWebGpu';
 import { PresetPicker } from './components/PresetPicker';
@@ -12,14 +13,20 @@ import { RolloutViewer } from './components/RolloutViewer';
 import { RunsPanel } from './components/RunsPanel';
 import { StageEditor } from './components/StageEditor';
 import { StageTimeline } from './components/StageTimeline';
+import { TeacherBar } from './components/TeacherBar';
+import { TryThis } from './components/TryThis';
 import { ViewTabs } from './components/ViewTabs';
 import { startLab } from './lab';
+import { shownFor } from './lib/teach';
 import { useLab } from './store';
 
 /** Single page, TensorFlow-Playground style: controls left, charts centre, runs and device right. */
 export function App() {
   const device = useLab((s) => s.device);
   const view = useLab((s) => s.view);
+  // Teacher mode (lib/teach.ts): hidden controls are not rendered at all.
+  const teacher = useLab((s) => s.teacher);
+  const shown = shownFor(useLab((s) => s.hidden));
   useEffect(() => {
     let stop: (() => void) | undefined;
     let cancelled = false;
@@ -44,34 +51,43 @@ export function App() {
         )}
       </header>
       <Banners />
+      {teacher && <TeacherBar />}
       {device.status === 'no-engine' || device.status === 'error' ? (
         <NoWebGpu reason={device.status === 'no-engine' ? device.reason : device.message} />
       ) : (
         <div className="layout">
           <aside className="left">
             <Controls />
-            <section className="panel">
-              <PresetPicker />
-            </section>
-            <StageEditor />
-            <ConfigPanel />
+            {shown('presets') && (
+              <section className="panel">
+                <PresetPicker />
+              </section>
+            )}
+            {shown('stages') && <StageEditor />}
+            {shown('config') && <ConfigPanel />}
           </aside>
           <div className="centre">
+            {(shown('explainer') || shown('try')) && (
+              <div className="learn">
+                {shown('explainer') && <Explainer />}
+                {shown('try') && <TryThis />}
+              </div>
+            )}
             <ViewTabs />
-            {view === 'findings' ? (
+            {view === 'findings' && shown('findings') ? (
               <FindingsView />
             ) : (
               <>
-                <StageTimeline />
+                {shown('timeline') && <StageTimeline />}
                 <Charts />
-                <RolloutViewer />
+                {shown('rollouts') && <RolloutViewer />}
               </>
             )}
           </div>
           <aside className="right">
-            <RunsPanel />
-            <CheckpointPanel />
-            {device.status === 'ready' && <DeviceInfo engine={device.engine} />}
+            {shown('runs') && <RunsPanel />}
+            {shown('checkpoints') && <CheckpointPanel />}
+            {device.status === 'ready' && shown('engine') && <DeviceInfo engine={device.engine} />}
           </aside>
         </div>
       )}

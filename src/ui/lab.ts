@@ -17,6 +17,7 @@ import { importRunFiles, runToCsv, runToJsonl, type RunData } from './lib/runfil
 import { warningLines } from '../verl/import';
 import { staggerQueue } from './lib/stagger';
 import { backendFromUrl, setupFromUrl, urlSearchFor, withBackend } from './lib/url';
+import { teachingFromUrl } from './lib/teach';
 import type { BackendChoice } from '../worker/protocol';
 import { isLive, useLab } from './store';
 
@@ -172,6 +173,8 @@ function syncUrl(): () => void {
 export async function startLab(): Promise<() => void> {
   const setup = setupFromUrl(location.search);
   get().loadSetup(setup.preset, setup.config, setup.error);
+  const teaching = teachingFromUrl(location.search);
+  get().setTeaching({ teacher: teaching.teacher, hidden: teaching.hidden, tryId: teaching.tryId });
   const unsubscribeUrl = syncUrl();
   const mine = new LabClient(onMessage);
   client = mine;

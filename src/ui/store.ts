@@ -7,6 +7,8 @@
  *  - ui: smoothing, log scales, token colouring, messages;
  *  - references: the reference runs' index and files, the one overlaid on the charts, the
  *    Findings view, and the run queue of "Run this finding here".
+ *  - teach: teacher mode's hidden controls, the Try-this setup loaded, the field an equation
+ *    link in "How MAGIC works" points at.
  * The store is pure (no Worker, no IndexedDB): lab.ts wires those to it.
  */
 import { create } from 'zustand';
@@ -134,7 +136,21 @@ export interface ReferenceSlice {
   setQueue(q: RunQueue | null): void;
 }
 
-export interface LabStore extends ConfigSlice, RunsSlice, LiveSlice, UiSlice, ReferenceSlice {
+/** Teaching: teacher mode (lib/teach.ts), the Try-this setup loaded, and the field an equation link points at. */
+export interface TeachSlice {
+  /** teacher=1: the bar that picks what to hide. */
+  teacher: boolean;
+  /** Controls left out of the page (hide=…; ids in lib/teach.ts HIDEABLE). */
+  hidden: readonly string[];
+  /** The Try-this setup loaded ("<card>.<setup>", try= in the URL), or null. */
+  tryId: string | null;
+  /** The config field (dotted path, or 'stages') an equation link asked to show; seq re-triggers a repeated click. */
+  focusTarget: { target: string; seq: number } | null;
+  setTeaching(t: Partial<Pick<TeachSlice, 'teacher' | 'hidden' | 'tryId'>>): void;
+  focusField(target: string): void;
+}
+
+export interface LabStore extends ConfigSlice, RunsSlice, LiveSlice, UiSlice, ReferenceSlice, TeachSlice {
   device: DeviceState;
   setDevice(d: DeviceState): void;
   /** The engine the page asks the Worker for (in the URL as backend=, omitted for auto). */
@@ -162,6 +178,14 @@ export const createLabStore = (preset = 'magic') =>
     setDevice: (device) => set({ device }),
     backendChoice: 'auto',
     setBackendChoice: (backendChoice) => set({ backendChoice }),
+
+    // teaching
+    teacher: false,
+    hidden: [],
+    tryId: null,
+    focusTarget: null,
+    setTeaching: (t) => set(t),
+    focusField: (target) => set((s) => ({ focusTarget: { target, seq: (s.focusTarget?.seq ?? 0) + 1 } })),
 
     // config
     preset,

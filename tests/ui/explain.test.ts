@@ -221,3 +221,10 @@ describe('the other charts', () => {
     expect(runEvents(run([bare, { ...bare, step: 2 }]))).toEqual([]);
   });
 });
+
+describe('groups edge case', () => {
+  it('every group mixed: all kept, nothing to drop', () => {
+    const ex = explainCharts(run([rec(1, { 'batch/kept_groups': 16, 'batch/solve_all': 0, 'batch/solve_none': 0 })]));
+    expect(ex.groups).toMatch(/^Step 1: all 16 groups kept: each had some right and some wrong answers, so every one carries a learning signal\./);
+  });
+});

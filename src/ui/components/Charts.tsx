@@ -1,5 +1,7 @@
 import { useCallback, useDeferredValue, useMemo } from 'react';
 import { chartSpecs, extraMetricKeys, runsToDraw, stageBoundaries } from '../lib/chartdata';
+import { chartEvents, explainCharts, runEvents, type RunEvent } from '../lib/explain';
+import { shownFor } from '../lib/teach';
 import { useLab } from '../store';
 import { ExtraMetricChart } from './ExtraMetricChart';
 import { MetricChart } from './MetricChart';
@@ -23,15 +25,25 @@ export function Charts() {
     return f?.status === 'ready' ? f.file : null;
   });
   const referenceSeeds = useLab((s) => s.referenceSeeds);
+  const hidden = useLab((s) => s.hidden);
   const ids = useMemo(() => runsToDraw(activeRunId, overlay, runsById), [activeRunId, overlay, runsById]);
   const runsNow = useMemo(() => ids.map((id) => runsById[id]), [ids, runsById]);
   const runs = useDeferredValue(runsNow);
   const smooth = useDeferredValue(smoothing);
   const primaryCfg = runs[0]?.config ?? draft;
-  const specs = useMemo(() => chartSpecs(primaryCfg), [primaryCfg]);
+  const allSpecs = useMemo(() => chartSpecs(primaryCfg), [primaryCfg]);
+  // Teacher mode may leave charts out (hide=chart-<id>) and the explanation lines (hide=explain).
+  const shown = useMemo(() => shownFor(hidden), [hidden]);
+  const specs = useMemo(() => allSpecs.filter((s) => shown(`chart-${s.id}`)), [allSpecs, shown]);
+  const explain = shown('explain');
+  // The active run read in words, and its events marked on the charts (lib/explain.ts: pure).
+  const primary = runs[0];
+  const events = useMemo(() => (primary ? runEvents(primary) : []), [primary]);
+  const explanations = useMemo(() => (primary && explain ? explainCharts(primary, events) : null), [primary, events, explain]);
+  const eventsBy = useMemo(() => Object.fromEntries(allSpecs.map((s) => [s.id, chartEvents(events, s.id)])) as Record<string, RunEvent[]>, [allSpecs, events]);
   const boundaries = useMemo(() => (runs[0] ? stageBoundaries(runs[0]) : []), [runs]);
   // Keys of an imported run that no chart draws: offered in one more chart.
-  const extraKeys = useMemo(() => extraMetricKeys(runs, specs), [runs, specs]);
+  const extraKeys = useMemo(() => extraMetricKeys(runs, allSpecs), [runs, allSpecs]);
   const target = primaryCfg.loss.entropy.mode === 'off' ? null : primaryCfg.loss.entropy.target;
   const toggles = useCallback((id: string) => () => toggleLog(id), [toggleLog]);
   const toggleFns = useMemo(() => Object.fromEntries(specs.map((s) => [s.id, toggles(s.id)])), [specs, toggles]);
@@ -59,6 +71,8 @@ export function Charts() {
             entropyTarget={spec.entropyTarget ? target : null}
             reference={reference}
             referenceSeeds={referenceSeeds}
+            events={eventsBy[spec.id]}
+            explanation={explanations?.[spec.id]}
           />
         ))}
         {extraKeys.length > 0 && <ExtraMetricChart keys={extraKeys} runs={runs} smoothing={smooth} boundaries={boundaries} />}

@@ -1,11 +1,14 @@
 import { ALL_FAMILIES, getPath, type FieldMeta } from '../lib/fields';
 import { useLab } from '../store';
 import { NumberInput } from './NumberInput';
+import { useFocusFlash } from './useFocusFlash';
 
 /** One RunConfig field: paper symbol, label (hover: one-line explanation) and its input. */
 export function ConfigField({ meta, disabled }: { meta: FieldMeta; disabled: boolean }) {
   const value = useLab((s) => getPath(s.draft, meta.path));
   const setField = useLab((s) => s.setField);
+  // An equation link in "How MAGIC works" points here: opened, scrolled to, focused, highlighted.
+  const { ref, flash } = useFocusFlash<HTMLDivElement>(meta.path);
   const id = `field-${meta.path}`;
   const set = (v: unknown) => setField(meta.path, v);
   const inp = meta.input;
@@ -76,7 +79,7 @@ export function ConfigField({ meta, disabled }: { meta: FieldMeta; disabled: boo
       break;
   }
   return (
-    <div className={`field field-${inp.kind}`} title={meta.help}>
+    <div ref={ref} className={`field field-${inp.kind}${flash ? ' highlight' : ''}`} title={meta.help} data-field={meta.path}>
       <label htmlFor={id}>
         <span className="symbol">{meta.symbol}</span> {meta.label}
       </label>

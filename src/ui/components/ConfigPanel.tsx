@@ -1,4 +1,5 @@
 import { CONFIG_FIELDS, GROUP_ORDER, GROUP_TITLES, type FieldGroup } from '../lib/fields';
+import { shownFor } from '../lib/teach';
 import { isLive, useLab } from '../store';
 import { ConfigField } from './ConfigField';
 
@@ -8,6 +9,7 @@ const OPEN: readonly FieldGroup[] = ['run', 'data', 'strategy', 'loss', 'entropy
 export function ConfigPanel() {
   const live = useLab((s) => isLive(s.runState));
   const error = useLab((s) => s.configError);
+  const shown = shownFor(useLab((s) => s.hidden));
   return (
     <section className="panel config" data-testid="config-panel">
       <h2>Configuration</h2>
@@ -17,7 +19,7 @@ export function ConfigPanel() {
           {error}
         </p>
       )}
-      {GROUP_ORDER.map((g) => (
+      {GROUP_ORDER.filter((g) => shown(`config-${g}`)).map((g) => (
         <details key={g} open={OPEN.includes(g)} data-testid={`group-${g}`}>
           <summary>{GROUP_TITLES[g]}</summary>
           {CONFIG_FIELDS.filter((f) => f.group === g).map((f) => (

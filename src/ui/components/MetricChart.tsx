@@ -1,6 +1,7 @@
 import { memo, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { buildRows, columnKey, type ChartSpec } from '../lib/chartdata';
+import type { EventKind, RunEvent } from '../lib/explain';
 import { downloadBlob, safeFileName, svgToPngBlob } from '../lib/download';
 import { mergeReferenceRows, refBandKey, referenceLegends, referenceSeries, refMeanKey, refSeedKey } from '../lib/refchart';
 import type { ReferenceFile } from '../lib/reference';
@@ -29,6 +30,10 @@ interface Props {
   runColours?: readonly string[];
   /** A control shown after the title (the "More metrics" chart's metric picker). */
   picker?: ReactNode;
+  /** Events of the active run marked on this chart (lib/explain.ts), each a vertical line with a label and a tooltip. */
+  events?: readonly RunEvent[];
+  /** One sentence on what this chart shows for the active run (lib/explain.ts). */
+  explanation?: string;
 }
 
 /** Hover values: 4 significant digits (a band: lower–upper). */
@@ -78,6 +83,42 @@ const stageLabel = (stage: number) => {
   }
   return f;
 };
+/** Event marker colours (lib/explain.ts kinds). */
+export const EVENT_COLOURS: Record<EventKind, string> = {
+  'controller-on': '#16a34a',
+  'controller-off': '#64748b',
+  'entropy-collapse': '#dc2626',
+  'entropy-blowup': '#c2410c',
+  stage: '#94a3b8',
+  'online-filter': '#7c3aed',
+  'all-dropped': '#b45309',
+};
+/** At most this many event markers per chart (the explanation line counts them all). */
+const MAX_EVENT_MARKERS = 16;
+/**
+ * Event labels at the foot of their line (stage labels are at the top), stacked when several fall
+ * on one step; the SVG <title> is the hover tooltip. One component per event, cached: a new
+ * function per render would be a new component type (remount).
+ */
+const eventLabels = new Map<string, (p: { x?: number | string; y?: number | string }) => React.JSX.Element>();
+const eventLabel = (e: RunEvent, slot: number) => {
+  const key = `${e.kind}|${e.step}|${e.label}|${slot}|${e.detail}`;
+  let f = eventLabels.get(key);
+  if (!f) {
+    if (eventLabels.size > 2000) eventLabels.clear();
+    f = (p) => (
+      <g className="event-marker" data-kind={e.kind} data-step={e.step}>
+        <title>{e.detail}</title>
+        <text x={p.x} y={p.y} dy={-2 - 11 * slot} fontSize={9} fill={EVENT_COLOURS[e.kind]}>
+          {e.label}
+        </text>
+      </g>
+    );
+    eventLabels.set(key, f);
+  }
+  return f;
+};
+const EVENT_LABEL_POSITION = 'insideBottomLeft' as const;
 const targetLabel = (p: { x?: number | string; y?: number | string }) => (
   <text x={p.x} y={p.y} textAnchor="end" fontSize={10} fill="#b45309">
     target
@@ -110,7 +151,7 @@ const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
 const NONE: never[] = [];
 
 /** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
-export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours, picker }: Props) {
+export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours, picker, events: eventsIn = NONE, explanation }: Props) {
   const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NONE), [spec, reference]);
   const latest = useMemo(() => {
     const live = buildRows(runsIn, spec.series, smoothing, { log: logIn });
@@ -120,14 +161,15 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       runs: runsIn,
       log: logIn,
       boundaries: boundariesIn,
+      events: eventsIn,
       entropyTarget: targetIn,
       refSeries: refIn,
       refSeeds: referenceSeeds,
       refLegend: referenceLegends(refIn, reference),
     };
-  }, [runsIn, spec, smoothing, logIn, boundariesIn, targetIn, refIn, referenceSeeds, reference],
+  }, [runsIn, spec, smoothing, logIn, boundariesIn, eventsIn, targetIn, refIn, referenceSeeds, reference],
   );
-  const { rows, livePoints, runs, log, boundaries, entropyTarget, refSeries, refSeeds, refLegend } = useStaggered(latest, REDRAW_MS);
+  const { rows, livePoints, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = useStaggered(latest, REDRAW_MS);
   const box = useRef<HTMLDivElement>(null);
   // The tooltip is mounted only under the pointer: while training nobody hovers, and each mounted
   // recharts part re-runs its selectors on every redraw.
@@ -152,6 +194,16 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const lines = useMemo(() => lineList, [linesKey]);
   const boundaryKey = boundaries.map((b) => `${b.step}:${b.stage}`).join(',');
   const stageLines = useMemo(() => boundaries, [boundaryKey]);
+  // Keyed by content too: the events are recomputed on every metrics batch, and rarely change.
+  const eventKey = events.map((e) => `${e.kind}:${e.step}:${e.label}:${e.detail}`).join('|');
+  const eventLines = useMemo(() => {
+    const perStep = new Map<number, number>();
+    return events.slice(0, MAX_EVENT_MARKERS).map((e) => {
+      const slot = perStep.get(e.step) ?? 0;
+      perStep.set(e.step, slot + 1);
+      return { e, slot };
+    });
+  }, [eventKey]);
   // Reference parts change only when another reference (or the seeds toggle) is chosen: one Area
   // (the band, a single path) and one Line (the mean) per preset × series, plus a Line per seed.
   const refParts = useMemo(
@@ -214,6 +266,9 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         {stageLines.map((b) => (
           <ReferenceLine key={b.step} yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: STAGE_LABEL_POSITION, content: stageLabel(b.stage) }} />
         ))}
+        {eventLines.map(({ e, slot }) => (
+          <ReferenceLine key={`${e.kind}@${e.step}`} yAxisId="l" x={e.step} stroke={EVENT_COLOURS[e.kind]} strokeOpacity={0.7} strokeDasharray="2 3" label={{ position: EVENT_LABEL_POSITION, content: eventLabel(e, slot) }} />
+        ))}
         {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={TARGET_LABEL} />}
         {refParts}
         {lines.map((l) => (
@@ -232,7 +287,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         ))}
       </>
     ),
-    [log, hasRight, hover, stageLines, entropyTarget, refParts, lines],
+    [log, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines],
   );
   // The page re-renders this component on every store change (run state, samples); the chart
   // itself re-renders only when what it draws changed (each chart render is a store dispatch).
@@ -257,6 +312,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       data-points={livePoints}
       data-runs={runs.length}
       data-reference-series={refSeries.length}
+      data-events={eventLines.length}
       {...(spec.volatile ? { 'data-volatile': '' } : {})}
     >
       <figcaption title={spec.help}>
@@ -298,6 +354,11 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           </li>
         ))}
       </ul>
+      {explanation && (
+        <p className="chart-explain" data-testid={`explain-${spec.id}`}>
+          {explanation}
+        </p>
+      )}
     </figure>
   );
 });

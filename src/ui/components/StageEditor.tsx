@@ -2,6 +2,7 @@ import type { StageConfig } from '../../rl/config';
 import { editStages } from '../lab';
 import { isLive, useLab } from '../store';
 import { StageRow } from './StageRow';
+import { useFocusFlash } from './useFocusFlash';
 
 /**
  * Add / remove / reorder stages. While a run is live, finished stages are locked; the current one
@@ -14,8 +15,10 @@ export function StageEditor() {
   const current = useLab((s) => s.stage);
   const lockedBefore = live ? current : 0;
   const update = (next: StageConfig[]) => editStages(next);
+  // The stage equation's link in "How MAGIC works" points here.
+  const { ref, flash } = useFocusFlash<HTMLElement>('stages');
   return (
-    <section className="panel stages" data-testid="stage-editor">
+    <section ref={ref} className={`panel stages${flash ? ' highlight' : ''}`} data-testid="stage-editor">
       <h2 title="Multi-stage training: raise the max response length when performance converges">Stage schedule</h2>
       {stages.map((s, i) => (
         <StageRow

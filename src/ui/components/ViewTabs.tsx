@@ -10,9 +10,11 @@ export function ViewTabs() {
   const view = useLab((s) => s.view);
   const setView = useLab((s) => s.setView);
   const queue = useLab((s) => s.queue);
+  // Teacher mode may leave the Findings tab out (hide=findings).
+  const hideFindings = useLab((s) => s.hidden.includes('findings'));
   return (
     <nav className="view-tabs" role="tablist">
-      {VIEWS.map((v) => (
+      {VIEWS.filter((v) => !(hideFindings && v.id === 'findings')).map((v) => (
         <button key={v.id} role="tab" aria-selected={view === v.id} className={view === v.id ? 'on' : ''} onClick={() => setView(v.id)} data-testid={`view-${v.id}`} title={v.title}>
           {v.label}
           {v.id === 'findings' && queue?.status === 'running' && <span className="tag">queue</span>}

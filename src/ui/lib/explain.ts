@@ -389,6 +389,7 @@ function explainGroups(run: RunLike, events: readonly RunEvent[]): string {
   const mode = run.config.rejection.mode;
   const parts: string[] = [];
   if (kept === 0) parts.push(`Step ${s.step}: all${of} groups dropped — ${all} solved by every response, ${none} by none — so no update this step.`);
+  else if (all + none === 0 && kept === total) parts.push(`Step ${s.step}: all ${total} groups kept: each had some right and some wrong answers, so every one carries a learning signal.`);
   else if (mode === 'off') parts.push(`Step ${s.step}: rejection sampling is off, so all${of} groups train, ${all + none} of them with zero advantage (${all} solved by every response, ${none} by none).`);
   else
     parts.push(

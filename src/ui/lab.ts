@@ -8,7 +8,7 @@
 import { presetNames, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { loadCheckpoint } from '../rl/run-checkpoint';
 import { LabClient } from '../worker/client';
-import type { FromWorker, ToWorker } from '../worker/protocol';
+import type { FromWorker, TokenProbsAnswer, ToWorker } from '../worker/protocol';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
 import { downloadBlob, safeFileName } from './lib/download';
 import { currentIndex, nextToStart, planQueue, queuedRunConfig, queueReducer, stepLimit, type QueueEvent } from './lib/queue';
@@ -114,6 +114,12 @@ function onMessage(m: FromWorker) {
     case 'samples':
       s.setSamples(m.runId, m.step, m.samples);
       break;
+    case 'token-probs': {
+      const { type: _type, ...answer } = m;
+      tokenProbsWaiting.get(m.requestId)?.(answer);
+      tokenProbsWaiting.delete(m.requestId);
+      break;
+    }
     case 'device-lost':
       // The run resumed from its checkpoint: the steps after it are sent again.
       if (m.phase === 'recovered' && m.runId && s.runs[m.runId]) {
@@ -305,6 +311,26 @@ export function editStages(stages: StageConfig[]) {
 export function saveCheckpoint() {
   saveRequested = true;
   send({ type: 'save-checkpoint' });
+}
+
+const tokenProbsWaiting = new Map<number, (a: TokenProbsAnswer) => void>();
+let tokenProbsId = 0;
+
+/**
+ * The group inspector's token view: asks the Worker for the run's current policy's distribution at
+ * response position `position` (answered between two training steps).
+ */
+export function requestTokenProbs(q: { runId: string; prompt: string; tokens: string[]; position: number; temperatures: number[]; k: number }): Promise<TokenProbsAnswer> {
+  const requestId = ++tokenProbsId;
+  return new Promise((resolve) => {
+    tokenProbsWaiting.set(requestId, resolve);
+    try {
+      send({ type: 'token-probs', requestId, ...q });
+    } catch (e) {
+      tokenProbsWaiting.delete(requestId);
+      resolve({ requestId, runId: q.runId, error: (e as Error).message });
+    }
+  });
 }
 
 /** The editor shows (and edits) a run's own preset and config, not whatever was selected before. */

@@ -11,8 +11,11 @@ import { DeviceLostError, isDeviceFault, type Backend, type BackendChoice } from
 import { validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { DivergenceError } from '../rl/divergence';
 import { DEVICE_RECOVERY, lossHeadline, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff } from '../rl/recovery';
+import { nextTokenLogp } from '../rl/inspect';
+import { temperatureViews } from '../rl/token-probs';
 import { MagicTrainer } from '../rl/trainer';
 import type { SampleRecord, StepRecord } from '../rl/trainer-types';
+import { encodePrompt, VOCAB } from '../tasks';
 import { DrawGate } from './drawgate';
 import { acquireWorkerBackend } from './engine';
 import type { EngineSummary, FromWorker, RunState, ToWorker } from './protocol';
@@ -42,8 +45,9 @@ let looping = false;
 let pendingStages: StageConfig[] | null = null;
 let pendingSave = false;
 let buffer: StepRecord[] = [];
-/** Latest rollout samples not yet sent (only the newest step's are worth showing). */
+/** Rollout samples not yet sent: every step's (the page's inspector keeps a history), at most the last SAMPLE_STEPS_KEPT steps'. */
 let latestSamples: { step: number; samples: SampleRecord[] } | null = null;
+const SAMPLE_STEPS_KEPT = 32;
 let lastFlush = 0;
 let lastCheckpointStep = -1;
 /** The last checkpoint this run posted (kept: a lost GPU device resumes the run from it). */
@@ -65,6 +69,14 @@ let generation = 0;
 const drawGate = new DrawGate();
 
 const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Training steps and the inspector's forward passes (token-probs) take the engine one at a time. */
+let engineTurn: Promise<unknown> = Promise.resolve();
+function exclusive<T>(f: () => Promise<T>): Promise<T> {
+  const run = engineTurn.then(f);
+  engineTurn = run.catch(() => undefined);
+  return run;
+}
 
 function postState(message?: string) {
   post({ type: 'state', runId, state, step: trainer?.step ?? 0, stage: trainer?.stage ?? 0, message: message ?? note });
@@ -128,17 +140,17 @@ async function loop() {
       if (startEvalPending && trainer.step === 0) {
         startEvalPending = false;
         // Same eval seed stream as the CLI's step-0 evaluation; it draws nothing from training's streams.
-        const ev0 = await trainer.evaluate();
+        const ev0 = await exclusive(() => trainer!.evaluate());
         if (gen !== generation || !runId) break;
         post({ type: 'eval', runId, record: ev0 });
         startEvalPosted = true;
       }
       const stageBefore = trainer.stage;
-      const { record, samples, eval: ev } = await trainer.trainStep();
+      const { record, samples, eval: ev } = await exclusive(() => trainer!.trainStep());
       if (gen !== generation || !runId) break;
       if (pendingSteps > 0) pendingSteps--;
       buffer.push(record);
-      if (samples.length) latestSamples = { step: record.step, samples };
+      if (samples.length) latestSamples = { step: record.step, samples: [...(latestSamples?.samples ?? []).filter((s) => s.step > record.step - SAMPLE_STEPS_KEPT), ...samples] };
       const every = trainer.config.checkpoint.everySteps;
       // One batch per FLUSH_MS (metrics, samples, state), not one message per step.
       let drawn = false;
@@ -301,7 +313,7 @@ async function recoverFrom(fault: unknown): Promise<boolean> {
     return true;
   }
   try {
-    const t = await MagicTrainer.create(backend!, start.config, { checkpoint: lastCheckpoint ?? start.checkpoint, onProgress: (m) => postState(m) });
+    const t = await MagicTrainer.create(backend!, start.config, { checkpoint: lastCheckpoint ?? start.checkpoint, onProgress: (m) => postState(m), inspect: true });
     if (gen !== generation) {
       t.destroy();
       return false;
@@ -372,7 +384,8 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     losses = 0;
     resumedAt = -1;
     startEvalPosted = false;
-    const t = await MagicTrainer.create(backend!, config, { checkpoint, onProgress: (m) => postState(m) });
+    // inspect: the samples carry ρ and clip marks for the page's group inspector (read-only; same run).
+    const t = await MagicTrainer.create(backend!, config, { checkpoint, onProgress: (m) => postState(m), inspect: true });
     if (gen !== generation) {
       t.destroy();
       return;
@@ -396,6 +409,27 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     running = false;
     postState(errMsg(e));
     post({ type: 'error', message: `Could not start the run: ${errMsg(e)}` });
+  }
+}
+
+/** The inspector's token view: the live policy's distribution at one position (src/rl/inspect.ts), between two steps. */
+async function answerTokenProbs(msg: Extract<ToWorker, { type: 'token-probs' }>) {
+  const { requestId, runId: forRun } = msg;
+  try {
+    const got = await exclusive(async () => {
+      if (!trainer || runId !== forRun) throw new Error('the policy of this run is not loaded: resume the run (Runs panel) to ask it');
+      const ids = msg.tokens.map((t) => {
+        const id = VOCAB.indexOf(t);
+        if (id < 0) throw new Error(`token ${JSON.stringify(t)} is not in the vocabulary`);
+        return id;
+      });
+      const logp = await nextTokenLogp(trainer.policy, encodePrompt(msg.prompt), ids, msg.position, trainer.config.model.contextLength);
+      return { step: trainer.step, logp, sampled: ids[msg.position] };
+    });
+    const views = temperatureViews(got.logp, msg.temperatures, msg.k, got.sampled);
+    post({ type: 'token-probs', requestId, runId: forRun, step: got.step, logp: Array.from(got.logp), views });
+  } catch (e) {
+    post({ type: 'token-probs', requestId, runId: forRun, error: errMsg(e) });
   }
 }
 
@@ -461,6 +495,9 @@ async function handle(msg: ToWorker) {
       if (!trainer) return post({ type: 'error', message: 'No run to save.' });
       pendingSave = true;
       if (!looping) await applyPending();
+      return;
+    case 'token-probs':
+      void answerTokenProbs(msg);
       return;
   }
 }

@@ -7,6 +7,7 @@ import type { AdapterSummary } from '../gpu/runtime';
 import type { BackendChoice, BackendName } from '../model/engine';
 import type { RunConfig, StageConfig } from '../rl/config';
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
+import type { TemperatureView } from '../rl/token-probs';
 
 export type { BackendChoice, BackendName } from '../model/engine';
 export { BACKEND_CHOICES } from '../model/engine';
@@ -52,7 +53,27 @@ export type ToWorker =
   /** Answered by a `checkpoint` message with the full run state. */
   | { type: 'save-checkpoint' }
   /** Answer to `sync`: everything the Worker sent before it is on screen. */
-  | { type: 'drawn'; id: number };
+  | { type: 'drawn'; id: number }
+  /**
+   * The group inspector's token view: the policy's next-token distribution at response position
+   * `position` (0-based, into `tokens`, the response's token strings) after `prompt`, from a forward
+   * pass of the run's current policy. Answered by `token-probs` with the same requestId.
+   */
+  | { type: 'token-probs'; requestId: number; runId: string; prompt: string; tokens: string[]; position: number; temperatures: number[]; k: number };
+
+/** The answer to a `token-probs` request: the distribution, or why there is none. */
+export type TokenProbsAnswer =
+  | {
+      requestId: number;
+      runId: string;
+      /** Steps the answering policy has trained: the policy now, not the one that sampled the response. */
+      step: number;
+      /** log p of every token id at τ = 1 (any τ follows: src/rl/token-probs.ts). */
+      logp: number[];
+      /** The top-k alternatives, entropy and the sampled token's probability at each requested τ. */
+      views: TemperatureView[];
+    }
+  | { requestId: number; runId: string; error: string };
 
 export type FromWorker =
   | { type: 'ready'; engine: EngineSummary }
@@ -67,8 +88,12 @@ export type FromWorker =
   /** Step records since the last message (batched). */
   | { type: 'metrics'; runId: string; steps: StepRecord[] }
   | { type: 'eval'; runId: string; record: EvalRecord }
-  /** The latest rollout group(s), for the rollout viewer. */
+  /**
+   * The rollout groups recorded since the last batch, for the group inspector: each record names
+   * its step (at most the last 32 steps' records); `step` is the newest.
+   */
   | { type: 'samples'; runId: string; step: number; samples: SampleRecord[] }
+  | ({ type: 'token-probs' } & TokenProbsAnswer)
   | { type: 'checkpoint'; runId: string; step: number; bytes: ArrayBuffer }
   /**
    * Answer with `drawn` (same id) once the messages before this one are drawn. Sent after a

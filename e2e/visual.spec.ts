@@ -35,3 +35,11 @@ test('main view and rollout viewer after a fixed tiny run', async ({ page }) => 
   await expect(rollouts).toHaveScreenshot('rollouts-entropy.png');
   if (docs) await rollouts.screenshot({ path: 'docs/screenshot-rollouts.png' });
 });
+
+test('How MAGIC works: the explainer panel with its equations', async ({ page }) => {
+  await openLab(page, '/?preset=magic-tiny');
+  const explainer = page.getByTestId('explainer');
+  await explainer.locator('summary').click();
+  await page.mouse.move(0, 0);
+  await expect(explainer).toHaveScreenshot('explainer.png');
+});

@@ -33,7 +33,6 @@ test('main view and rollout viewer after a fixed tiny run', async ({ page }) => 
   await expect(rollouts).toHaveScreenshot('rollouts.png');
   await page.getByTestId('token-colour').selectOption('entropy');
   await expect(rollouts).toHaveScreenshot('rollouts-entropy.png');
-  if (docs) await rollouts.screenshot({ path: 'docs/screenshot-rollouts.png' });
 });
 
 test('How MAGIC works: the explainer panel with its equations', async ({ page }) => {
@@ -42,4 +41,18 @@ test('How MAGIC works: the explainer panel with its equations', async ({ page })
   await explainer.locator('summary').click();
   await page.mouse.move(0, 0);
   await expect(explainer).toHaveScreenshot('explainer.png');
+});
+
+test('group inspector: a group coloured by entropy, the legend, and a token view', async ({ page }) => {
+  await openLab(page, '/?preset=magic-tiny');
+  await page.getByTestId('play').click();
+  await waitForState(page, 'done');
+  const insp = page.getByTestId('rollouts');
+  await expect(insp.getByTestId('rollouts-step')).toHaveText('step 4');
+  await page.getByTestId('token-colour').selectOption('entropy');
+  await insp.getByTestId('token').nth(3).click();
+  await expect(insp.getByTestId('alt-col')).toHaveCount(2);
+  await page.mouse.move(0, 0);
+  await expect(insp).toHaveScreenshot('inspector.png');
+  if (docs) await insp.screenshot({ path: 'docs/screenshot-rollouts.png' });
 });

@@ -6,11 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { wasmBackend, type WasmBackend } from '../../src/model/cpu-policy';
+import type { Backend } from '../../src/model/engine';
+import { webgpuBackend } from '../../src/model/gpu-engine';
 import { getPreset, validateRunConfig, type RunConfig } from '../../src/rl/config';
 import { clippedBranch, inspectedGroups, nextTokenLogp, responseLogp, watchedPrompts } from '../../src/rl/inspect';
 import type { Rollout } from '../../src/rl/rollout';
 import { MagicTrainer, type SampleRecord } from '../../src/rl/trainer';
 import { encodePrompt, VOCAB } from '../../src/tasks';
+import { gpu } from '../gpu/harness';
 
 describe('recorded groups', () => {
   it('watches the lowest prompt ids of the pool', () => {
@@ -64,8 +67,8 @@ function tinyConfig(update: Partial<RunConfig['update']> = {}): RunConfig {
   });
 }
 
-async function run(cfg: RunConfig, inspect: boolean) {
-  const t = await MagicTrainer.create(await backend(), cfg, { inspect, checkpoint: BASE });
+async function run(cfg: RunConfig, inspect: boolean, on?: Backend) {
+  const t = await MagicTrainer.create(on ?? (await backend()), cfg, { inspect, checkpoint: BASE });
   const records: Record<string, number>[] = [];
   const samples: SampleRecord[][] = [];
   while (!t.done) {
@@ -113,6 +116,20 @@ describe('inspecting leaves the run as it was (CPU engine)', () => {
       else expect(clips.some((c) => c > 0)).toBe(true);
     }, 120_000);
   }
+});
+
+describe('inspecting leaves the run as it was (WebGPU)', () => {
+  it('off-policy, N_SGD = 2: same records and weights; clip marks agree with pg_clipfrac', async () => {
+    const b = webgpuBackend(await gpu());
+    const cfg = tinyConfig({ miniBatches: 2 });
+    const plain = await run(cfg, false, b);
+    const inspected = await run(cfg, true, b);
+    expect(inspected.records).toEqual(plain.records);
+    expect(Buffer.from(inspected.params.buffer).equals(Buffer.from(plain.params.buffer))).toBe(true);
+    const clips = inspected.samples.map((ss) => ss.reduce((a, s) => a + s.clipped!.length, 0));
+    expect(clips.map((c) => c > 0)).toEqual(plain.records.map((r) => r['actor/pg_clipfrac'] > 0));
+    expect(inspected.samples.flat().every((s) => s.ratio?.length === s.tokens.length)).toBe(true);
+  }, 300_000);
 });
 
 describe('token alternatives (CPU engine)', () => {

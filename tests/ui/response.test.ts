@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heat, splitThink, thinkMask } from '../../src/ui/lib/response';
+import { splitThink, thinkMask } from '../../src/ui/lib/response';
 
 describe('think / answer split', () => {
   it('splits a closed think block', () => {
@@ -11,10 +11,5 @@ describe('think / answer split', () => {
   });
   it('marks think tokens', () => {
     expect(thinkMask(['<think>', '1', '</think>', '3'])).toEqual([true, true, true, false]);
-  });
-  it('maps values to colours, clamped', () => {
-    expect(heat(0, 0)).toBe('hsl(0 80% 97%)');
-    expect(heat(5, 0)).toBe(heat(1, 0));
-    expect(heat(NaN, 0)).toBe(heat(0, 0));
   });
 });

@@ -1,21 +1,46 @@
 import type { SampleRecord } from '../../rl/trainer-types';
-import { heat, splitThink, thinkMask } from '../lib/response';
+import { tokenColours, type ColourScale } from '../lib/colour';
+import { splitThink, thinkMask } from '../lib/response';
 import type { TokenColour } from '../store';
 
-/** ln(32): entropy of a uniform next-token distribution over the 32-token vocabulary. */
-const MAX_ENTROPY = Math.log(32);
-
-function tokenStyle(s: SampleRecord, i: number, mode: TokenColour): React.CSSProperties | undefined {
-  if (mode === 'entropy') return { background: heat((s.entropy[i] ?? 0) / MAX_ENTROPY, 265) };
-  if (mode === 'logp') return { background: heat(1 - Math.exp(s.logp[i] ?? 0), 0) };
-  return undefined;
+/** The per-token value a colouring mode shows (NaN where the record has none). */
+export function tokenValue(s: SampleRecord, i: number, mode: TokenColour): number {
+  switch (mode) {
+    case 'entropy':
+      return s.entropy[i] ?? NaN;
+    case 'logp':
+      return s.logp[i] ?? NaN;
+    case 'ratio':
+      return s.ratio?.[i] ?? NaN;
+    case 'advantage':
+      return s.advantage;
+    default:
+      return NaN;
+  }
 }
 
-/** One response: think block and answer distinguished, reward, advantage, truncated flag; tokens coloured on demand. */
-export function SampleCard({ sample, mode, index }: { sample: SampleRecord; mode: TokenColour; index: number }) {
+const fmt = (x: number | undefined, d = 3) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
+
+/**
+ * One response of a group: reward, advantage, truncated flag, and its tokens — coloured on
+ * demand (text colour chosen for contrast), forking and clipped tokens marked, a token clickable
+ * to open the token view. A token is one unbreakable box: a line never splits it.
+ */
+export function SampleCard(props: {
+  sample: SampleRecord;
+  index: number;
+  mode: TokenColour;
+  scale: ColourScale | null;
+  forks: readonly number[];
+  picked: number | null;
+  onPick?: (position: number) => void;
+}) {
+  const { sample, index, mode, scale, forks, picked, onPick } = props;
   const hasTokens = sample.tokens.length > 0;
   const parts = splitThink(sample.response);
   const mask = thinkMask(sample.tokens);
+  const forkSet = new Set(forks);
+  const clipped = new Set(sample.clipped ?? []);
   return (
     <div className={`sample${sample.reward > 0 ? ' good' : ''}`} data-testid="sample">
       <div className="sample-meta">
@@ -23,27 +48,45 @@ export function SampleCard({ sample, mode, index }: { sample: SampleRecord; mode
         <span className={`badge ${sample.reward > 0 ? 'ok' : 'bad'}`} title="Reward from the rule-based verifier" data-testid="sample-reward">
           r = {sample.reward}
         </span>
-        <span className="badge" title="Advantage A = (r − mean) / (std + 1e-6) within the group" data-testid="sample-advantage">
-          A = {sample.advantage.toFixed(2)}
+        <span className="badge" title="Advantage Â = (r − mean) / (std + 1e-6) within the group; every token of the response gets it" data-testid="sample-advantage">
+          Â = {sample.advantage >= 0 ? '+' : '−'}
+          {Math.abs(sample.advantage).toFixed(2)}
         </span>
         {sample.truncated && (
-          <span className="badge warn" title="Hit the max response length without EOS" data-testid="sample-truncated">
+          <span className="badge warn" title="Hit the max response length without EOS: reward 0" data-testid="sample-truncated">
             truncated
           </span>
         )}
       </div>
-      <div className="response" data-testid="sample-response">
-        {hasTokens && mode !== 'none' ? (
-          sample.tokens.map((t, i) => (
-            <span
-              key={i}
-              className={`tok${mask[i] ? ' think' : ' answer'}${t.startsWith('<') && t.length > 1 ? ' special' : ''}`}
-              style={tokenStyle(sample, i, mode)}
-              title={`${JSON.stringify(t)}  log p = ${(sample.logp[i] ?? NaN).toFixed(3)}  H = ${(sample.entropy[i] ?? NaN).toFixed(3)}`}
-            >
-              {t}
-            </span>
-          ))
+      <div
+        className="response"
+        data-testid="sample-response"
+        onClick={(e) => {
+          const el = (e.target as HTMLElement).closest<HTMLElement>('[data-pos]');
+          if (el && onPick) onPick(Number(el.dataset.pos));
+        }}
+      >
+        {hasTokens ? (
+          sample.tokens.map((t, i) => {
+            const cls = ['tok', mask[i] ? 'think' : 'answer'];
+            if (t.startsWith('<') && t.length > 1) cls.push('special');
+            if (forkSet.has(i)) cls.push('fork');
+            if (clipped.has(i)) cls.push('clipped');
+            if (picked === i) cls.push('picked');
+            const v = scale ? tokenValue(sample, i, mode) : NaN;
+            return (
+              <span
+                key={i}
+                className={cls.join(' ')}
+                data-pos={i}
+                data-testid="token"
+                style={scale ? tokenColours(scale.colour(v)) : undefined}
+                title={`${JSON.stringify(t)} at ${i}: p = ${fmt(Math.exp(sample.logp[i]))} (log p ${fmt(sample.logp[i])}), H = ${fmt(sample.entropy[i])} nats${sample.ratio ? `, ρ = ${fmt(sample.ratio[i])}` : ''}${forkSet.has(i) ? ', forking token' : ''}${clipped.has(i) ? ', clipped at the update' : ''} — click for the alternatives`}
+              >
+                {t}
+              </span>
+            );
+          })
         ) : (
           <>
             {(parts.think || sample.response.includes('<think>')) && (

@@ -35,9 +35,3 @@ export function thinkMask(tokens: readonly string[]): boolean[] {
     return inThink;
   });
 }
-
-/** Colour for a per-token value in [0, 1] (0 = white, 1 = saturated), as a CSS color. */
-export function heat(v: number, hue: number): string {
-  const x = Math.max(0, Math.min(1, Number.isFinite(v) ? v : 0));
-  return `hsl(${hue} 80% ${Math.round(97 - 45 * x)}%)`;
-}

@@ -40,7 +40,7 @@ test('a tiny run explains each chart in words and marks its events', async ({ pa
   await page.getByTestId('play').click();
   await waitForState(page, 'done');
   await expect(page.getByTestId('explain-entropy-coeff')).toContainText(/^Entropy control switched on at step 1: e_k = [\d.]+ fell below the target 3, so α = c = 1\./);
-  await expect(page.getByTestId('explain-groups')).toContainText(/^Step 4: (\d+ of 2 groups kept|all of 2 groups dropped)/);
+  await expect(page.getByTestId('explain-groups')).toContainText(/^Step 4: (\d+ of 2 groups kept|all 2 groups kept|all of 2 groups dropped)/);
   await expect(page.getByTestId('explain-reward')).toContainText(/Held-out avg@2 at τ = 1\.0: [\d.]+% \(step 0\) → [\d.]+% \(step 4\)/);
   await expect(page.getByTestId('explain-reward')).toContainText(/SE is [\d.]+ points \(4 problems × 2 each\)/);
   await expect(page.getByTestId('explain-length')).toContainText('Stage 2 began at step 3: responses may now be 24 tokens long.');

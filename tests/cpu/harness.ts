@@ -65,6 +65,8 @@ export function randn(rng: Rng, n: number, scale = 1): Float64Array {
 /** f32-rounded copy as float64 (the exact inputs the kernels see). */
 export const f32 = (a: ArrayLike<number>) => Float64Array.from(Float32Array.from(a));
 
+/** A fresh seed per call; TEST_SEED=<n> replays the seed a failure message printed. */
 export function freshSeed(): number {
+  if (process.env.TEST_SEED) return Number(process.env.TEST_SEED) >>> 0;
   return (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
 }

@@ -83,7 +83,9 @@ describe('matmul vs float64 gemm', () => {
             });
             const msg = `seed ${seed} ${M}x${N}x${K}`;
             expect(sumRelErr(m.read(out, M * N), expected, mag), msg).toBeLessThan(TOL);
-            if (mode === 'gelu-fwd' || mode === 'gelu-fwd-grad') expect(relErr(m.read(auxOut, M * N), ref.geluForward(prod)), msg).toBeLessThan(TOL);
+            // gelu = 0.5·x·(1 + t) loses the low bits of 1 + t where t → −1 (x ≲ −4): its float32 error is
+            // relative to |x|, not to |gelu(x)|, so the floor is the inputs' scale (a 1×1 case hit 4e-3 of |gelu|).
+            if (mode === 'gelu-fwd' || mode === 'gelu-fwd-grad') expect(maxRelError(m.read(auxOut, M * N), ref.geluForward(prod), Math.max(rms(ref.geluForward(prod)), rms(prod))), msg).toBeLessThan(TOL);
           }
         });
       }

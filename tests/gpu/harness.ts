@@ -35,6 +35,8 @@ export function randn(rng: Rng, n: number, scale = 1): Float64Array {
 }
 
 /** A new seed per call so each run uses fresh random inputs; tests print it on failure. */
+/** A fresh seed per call; TEST_SEED=<n> replays the seed a failure message printed. */
 export function freshSeed(): number {
+  if (process.env.TEST_SEED) return Number(process.env.TEST_SEED) >>> 0;
   return (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
 }

@@ -80,9 +80,9 @@ export function rerunText(resumedStep: number, lostAtStep: number): string {
   return `steps ${resumedStep + 1}–${lostAtStep} are re-run`;
 }
 
-/** "The GPU device was lost (reason …) after step 7": how a notice about `fault` begins. */
-export function lossHeadline(fault: unknown, lostAtStep: number): string {
-  return `${capital(faultText(fault))} after step ${lostAtStep}`;
+/** "The GPU device was lost (reason …) after step 7" (without a step when no run was going): how a notice about `fault` begins. */
+export function lossHeadline(fault: unknown, lostAtStep?: number): string {
+  return `${capital(faultText(fault))}${lostAtStep === undefined ? '' : ` after step ${lostAtStep}`}`;
 }
 
 /**

@@ -263,7 +263,7 @@ async function recoverFrom(fault: unknown): Promise<boolean> {
   losses++;
   const kept = lastCheckpointStep >= 0 ? `its checkpoint at step ${lastCheckpointStep} is kept in this browser: Load it (Checkpoints) or resume it from the Runs panel once the GPU works again — reload the page if it does not, or choose the CPU engine` : 'no checkpoint was saved before it: start the run again';
   const fail = (why: string) => {
-    const message = `${lossHeadline(fault, lostAt)}, and ${why}. ${hadRun ? `The run stopped; ${kept}` : 'The next run opens a new device'}.`;
+    const message = `${lossHeadline(fault, hadRun ? lostAt : undefined)}, and ${why}. ${hadRun ? `The run stopped; ${kept}` : 'The next run opens a new device'}.`;
     trainer?.destroy();
     trainer = null;
     running = false;
@@ -284,7 +284,7 @@ async function recoverFrom(fault: unknown): Promise<boolean> {
   trainer = null;
   closeEngine();
   if (!mayRecover(fault, losses)) return fail(`it failed ${losses} times since the last checkpoint`);
-  const trying = `${lossHeadline(fault, lostAt)}; opening a new device…`;
+  const trying = `${lossHeadline(fault, hadRun ? lostAt : undefined)}; opening a new device…`;
   if (hadRun) state = 'starting';
   post({ type: 'device-lost', runId, phase: 'recovering', lostAtStep: lostAt, resumedFromStep: null, message: trying });
   postState(trying);
@@ -308,7 +308,7 @@ async function recoverFrom(fault: unknown): Promise<boolean> {
   post({ type: 'ready', engine: opened.summary });
   if (gen !== generation) return false;
   if (!hadRun || !start) {
-    const message = `${lossHeadline(fault, lostAt)}; a new device is open.`;
+    const message = `${lossHeadline(fault)}; a new device is open.`;
     post({ type: 'device-lost', runId: null, phase: 'recovered', lostAtStep: lostAt, resumedFromStep: null, message });
     return true;
   }

@@ -278,6 +278,9 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
   const header = parsed as Partial<CheckpointHeader> & Record<string, unknown>;
   if (header.format !== 'magic-lab-checkpoint') throw fail(`header.format is ${JSON.stringify(header.format)}, expected "magic-lab-checkpoint"`);
   if (header.version !== version) throw fail(`header.version ${JSON.stringify(header.version)} does not match the file's format version ${version}`);
+  const known = version === 1 ? ['format', 'version', 'model', 'tensors', 'checksum', 'meta'] : ['format', 'version', 'model', 'tensors', 'meta'];
+  const unknown = Object.keys(header).find((k) => !known.includes(k));
+  if (unknown !== undefined && unknown !== 'checksum') throw fail(`header.${unknown} is not a field of a version-${version} header`);
   if (version === 1) {
     // Version 1's only checksum: the data section.
     if (typeof header.checksum !== 'string') throw fail(`header.checksum must be "crc32:<8 hex>" of the data, got ${JSON.stringify(header.checksum)}`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { assembleCheckpoint, CHECKPOINT_VERSION, CheckpointError, crc32, crc32Label, decodeCheckpoint, encodeCheckpoint, NonFiniteWeightsError, splitCheckpoint } from '../../src/model/checkpoint';
 import { layoutParams, validateModelConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
@@ -118,6 +119,20 @@ describe('checkpoint format', () => {
     expect(() => decodeCheckpoint(edited, 'old.mlck')).toThrow(/old\.mlck: header\.model\.dModel: must be divisible by nHeads/);
   });
 
+  it('the shipped base checkpoints are version 2 and hold exactly what their version-1 files held', () => {
+    // CRC-32 of the version-1 files these were re-encoded from (commit eed48ee), as sweep pools recorded them:
+    // the version-1 encoding of the decoded contents reproduces those files byte for byte, so every tensor
+    // and every meta value is bit-identical.
+    for (const [file, v1crc] of [
+      ['public/checkpoints/base.mlck', 'crc32:64700233'],
+      ['public/checkpoints/base-tiny.mlck', 'crc32:b369fe8c'],
+    ]) {
+      const bytes = new Uint8Array(readFileSync(file));
+      expect(new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true), file).toBe(2);
+      expect(crc32Label(encodeCheckpoint(decodeCheckpoint(bytes, file), 1)), file).toBe(v1crc);
+    }
+  });
+
   it('rejects a header whose model config is invalid, naming the field', () => {
     const bytes = encodeCheckpoint({ model: cfg, params: initParams(cfg, 1), meta: {} });
     const patched = withHeader(bytes, (h) => (h.model.nHeads = 4));
@@ -143,6 +158,7 @@ describe('checkpoint format', () => {
       ['meta', (h) => (h.meta = [1]), /header\.meta must be a JSON object/],
       ['format', (h) => (h.format = 'other'), /header\.format is "other"/],
       ['v1 checksum field', (h) => (h.checksum = 'crc32:00000000'), /header\.checksum is a version-1 field/],
+      ['unknown field', (h) => (h.extra = 1), /header\.extra is not a field of a version-2 header/],
     ];
     for (const [name, edit, re] of cases) {
       const f = withHeader(bytes, edit);

@@ -138,6 +138,24 @@ test('checkpoints: save, download, reload the page, load and continue the run', 
   await uploaded.getByTestId('run-export-jsonl').click();
   const header = JSON.parse(readFileSync(await (await exported).path(), 'utf8').split('\n')[0]);
   expect(header.config.seed).toBe(1);
+
+  // A corrupt or truncated checkpoint is refused before anything changes: one line naming the file, the run as it was.
+  const bytes = readFileSync(await file.path());
+  const flipped = Buffer.from(bytes);
+  flipped[flipped.length - 5] ^= 0x20;
+  const rowsBefore = await page.getByTestId('run-row').count();
+  for (const [name, buffer, why] of [
+    ['flipped.mlck', flipped, 'checksum mismatch'],
+    ['cut.mlck', bytes.subarray(0, bytes.length - 100), 'the file is truncated'],
+  ] as const) {
+    await page.getByTestId('checkpoint-upload-file').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(buffer) });
+    await expect(page.getByTestId('error')).toContainText(`checkpoint ${name}: `);
+    await expect(page.getByTestId('error')).toContainText(why);
+    await expect(page.getByTestId('error')).toContainText('(the current run is unchanged)');
+    await expect(page.getByTestId('run-row')).toHaveCount(rowsBefore);
+    await waitForState(page, 'paused');
+    await expect(page.getByTestId('step-counter')).toHaveText(String(saved));
+  }
 });
 
 test('runs: compare two presets, export, import (with validation), PNG, rename, delete', async ({ page }) => {
@@ -176,6 +194,11 @@ test('runs: compare two presets, export, import (with validation), PNG, rename, 
 
   await page.getByTestId('run-import-file').setInputFiles({ name: 'broken.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from('{"type":"run"}\n') });
   await expect(page.getByTestId('error')).toContainText('broken.jsonl:1:');
+  // The export's checksum: an edited copy is refused, naming the file; nothing is added.
+  const edited = readFileSync(await exported.path(), 'utf8').replace('"type":"step","step":2,', '"type":"step","step":2.5,');
+  await page.getByTestId('run-import-file').setInputFiles({ name: 'edited.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(edited) });
+  await expect(page.getByTestId('error')).toContainText('edited.jsonl: checksum mismatch');
+  await expect(rows).toHaveCount(2);
   await page.getByTestId('run-import-file').setInputFiles(await exported.path());
   await expect(page.getByTestId('notice')).toContainText('4 steps');
   await expect(rows).toHaveCount(3);

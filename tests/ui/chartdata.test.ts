@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/config';
 import { evalKey } from '../../src/rl/metrics';
-import { buildRows, chartSpecs, columnKey, plannedStages, runsToDraw, stageBoundaries } from '../../src/ui/lib/chartdata';
+import { buildRows, chartSpecs, columnKey, extraMetricKeys, heldOutKeys, parseHeldOutKey, plannedStages, runsToDraw, seriesForRun, stageBoundaries, type ChartSpec } from '../../src/ui/lib/chartdata';
+import type { EvalRecord } from '../../src/rl/trainer-types';
 import { fakeRun, fakeStep } from './helpers';
 
 describe('run overlay selection', () => {
@@ -57,5 +58,61 @@ describe('stages', () => {
       { stage: 0, start: 0, length: 2, fixed: true },
       { stage: 1, start: 2, length: 2, fixed: true },
     ]);
+  });
+});
+
+describe('held-out series keyed per run (#14: an overlaid avg@2 run under an avg@8 primary)', () => {
+  const reward = (preset: string) => chartSpecs(getPreset(preset)).find((s) => s.id === 'reward')!;
+  // A run whose records hold avg@2 / pass@2 at τ 1.0 only, whatever its config says (an imported run keeps the default config: k = 8).
+  const imported = () => {
+    const r = fakeRun('imp', 3, 'magic');
+    r.evals = [{ step: 2, 'val/avg@2/t1.0': 0.4, 'val/pass@2/t1.0': 0.6 } as EvalRecord];
+    return r;
+  };
+
+  it('parses held-out keys, and reads a run\'s own from its records, else its config', () => {
+    expect(parseHeldOutKey('val/avg@8/t0.6')).toEqual({ key: 'val/avg@8/t0.6', kind: 'avg', k: 8, temperature: 0.6 });
+    expect(parseHeldOutKey('val/maj@8/t1.0')).toBeNull();
+    expect(parseHeldOutKey('val/response_length/mean/t1.0')).toBeNull();
+    expect(heldOutKeys(imported()).map((h) => h.key)).toEqual(['val/avg@2/t1.0', 'val/pass@2/t1.0']);
+    const fresh = fakeRun('f', 0, 'magic');
+    fresh.evals = [];
+    expect(heldOutKeys(fresh).map((h) => h.key)).toEqual([evalKey('avg', 8, 1), evalKey('pass', 8, 1), evalKey('avg', 8, 0.6), evalKey('pass', 8, 0.6)]);
+    // Temperatures the config does not list come after its own, highest first; avg before pass.
+    const mixed = fakeRun('m', 0, 'magic-tiny');
+    mixed.evals = [{ step: 0, 'val/pass@2/t0.3': 1, 'val/avg@2/t0.3': 0.5, 'val/avg@2/t0.6': 0.1, 'val/avg@4/t0.8': 0.2, 'val/avg@2/t1.0': NaN } as EvalRecord];
+    expect(heldOutKeys(mixed).map((h) => h.key)).toEqual(['val/avg@2/t0.6', 'val/avg@4/t0.8', 'val/avg@2/t0.3', 'val/pass@2/t0.3']);
+  });
+
+  it('the reward chart draws each run\'s own held-out series, labelled with its k and temperatures', () => {
+    const spec = reward('magic'); // avg@8 / pass@8 at τ 1.0 and 0.6
+    const primary = fakeRun('p', 3, 'magic');
+    primary.evals = [{ step: 2, [evalKey('avg', 8, 1)]: 0.3, [evalKey('pass', 8, 1)]: 0.5, [evalKey('avg', 8, 0.6)]: 0.2, [evalKey('pass', 8, 0.6)]: 0.4 } as EvalRecord];
+    expect(seriesForRun(spec, primary)).toEqual(spec.series);
+    const imp = imported();
+    const own = seriesForRun(spec, imp);
+    expect(own.map((s) => [s.key, s.label])).toEqual([
+      ['critic/score/mean', 'train reward'],
+      ['val/avg@2/t1.0', 'avg@2 τ=1'],
+      ['val/pass@2/t1.0', 'pass@2 τ=1'],
+    ]);
+    // Its column holds its points (slot 1), none under the primary's avg@8 keys.
+    const rows = buildRows([primary, imp], (run) => seriesForRun(spec, run), 0);
+    const at2 = rows.find((r) => r.step === 2)!;
+    expect(at2[columnKey(1, 'val/avg@2/t1.0')]).toBe(0.4);
+    expect(at2[columnKey(1, evalKey('avg', 8, 1))]).toBeUndefined();
+    expect(at2[columnKey(0, evalKey('avg', 8, 1))]).toBe(0.3);
+    // Drawn, so not offered again as "More metrics".
+    expect(extraMetricKeys([primary, imp], chartSpecs(primary.config)).some((k) => k.key.startsWith('val/avg@2'))).toBe(false);
+  });
+
+  it('a chart of one temperature draws each run\'s series at that temperature, whatever its k', () => {
+    const spec: ChartSpec = { id: 'avg-t1', title: 't', help: '', series: [{ key: evalKey('avg', 8, 1), label: 'avg@8 τ=1', source: 'eval' }] };
+    expect(seriesForRun(spec, imported()).map((s) => s.key)).toEqual(['val/avg@2/t1.0']);
+    const other = fakeRun('o', 1, 'magic');
+    other.evals = [{ step: 1, 'val/avg@4/t0.6': 0.5 } as EvalRecord];
+    // No series at τ 1.0: the spec's (empty) line, as before.
+    expect(seriesForRun(spec, other).map((s) => s.key)).toEqual([evalKey('avg', 8, 1)]);
+    expect(seriesForRun(spec, null)).toBe(spec.series);
   });
 });

@@ -1,12 +1,14 @@
-import { memo, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useMemo, useRef, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { buildRows, columnKey, type ChartSpec } from '../lib/chartdata';
+import { buildRows, columnKey, seriesForRun, type ChartSpec } from '../lib/chartdata';
+import { composeChartSvg, type PngLegendEntry } from '../lib/chartpng';
 import type { EventKind, RunEvent } from '../lib/explain';
-import { downloadBlob, safeFileName, svgToPngBlob } from '../lib/download';
+import { downloadBlob, safeFileName, serializeSvg, svgMarkupToPngBlob } from '../lib/download';
 import { mergeReferenceRows, refBandKey, referenceLegends, referenceSeries, refMeanKey, refSeedKey } from '../lib/refchart';
 import type { ReferenceFile } from '../lib/reference';
 import type { RunData } from '../lib/runfile';
 import { useStaggered } from '../lib/stagger';
+import { useChartHover } from './useChartHover';
 
 /** A chart redraws at most this often while metrics stream in (see useStaggered). */
 const REDRAW_MS = 1000;
@@ -34,6 +36,8 @@ interface Props {
   events?: readonly RunEvent[];
   /** One sentence on what this chart shows for the active run (lib/explain.ts). */
   explanation?: string;
+  /** Charts with the same id show the cursor and values at the hovered step together (recharts syncId, matched by step). */
+  syncId?: string;
 }
 
 /** Hover values: 4 significant digits (a band: lower–upper). */
@@ -151,10 +155,11 @@ const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
 const NONE: never[] = [];
 
 /** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
-export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours, picker, events: eventsIn = NONE, explanation }: Props) {
+export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours, picker, events: eventsIn = NONE, explanation, syncId = 'steps' }: Props) {
   const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NONE), [spec, reference]);
   const latest = useMemo(() => {
-    const live = buildRows(runsIn, spec.series, smoothing, { log: logIn });
+    // Held-out series are keyed per run (its own eval k and temperatures).
+    const live = buildRows(runsIn, (run) => seriesForRun(spec, run), smoothing, { log: logIn });
     return {
       rows: mergeReferenceRows(live, refIn, { log: logIn, seeds: referenceSeeds }),
       livePoints: live.length,
@@ -171,27 +176,32 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   );
   const { rows, livePoints, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = useStaggered(latest, REDRAW_MS);
   const box = useRef<HTMLDivElement>(null);
-  // The tooltip is mounted only under the pointer: while training nobody hovers, and each mounted
-  // recharts part re-runs its selectors on every redraw.
-  const [hover, setHover] = useState(false);
+  // The tooltip is mounted only while the pointer is over a chart of this group (all of them then
+  // show the hovered step): while training nobody hovers, and each mounted recharts part re-runs
+  // its selectors on every redraw.
+  const hover = useChartHover((s) => s.group === syncId);
+  const enter = useChartHover((s) => s.enter);
+  const leave = useChartHover((s) => s.leave);
   const multi = runs.length > 1;
   const hasRight = spec.series.some((s) => s.right);
   const empty = rows.length === 0;
   // Slot 0's lines exist before any run (empty), so the first points only update them.
+  // Each run draws its own series (held-out ones keyed by its eval k and temperatures).
   const lineList = (runs.length ? runs : [null]).flatMap((run, ri) =>
-    spec.series.map((s, si) => ({
+    seriesForRun(spec, run).map((s, si) => ({
       key: columnKey(ri, s.key),
       right: !!s.right,
       name: multi && run ? `${run.name}: ${s.label}` : s.label,
       colour: runColours?.[ri] ?? SERIES_COLOURS[(multi ? ri : si) % SERIES_COLOURS.length],
-      // Held-out series are dashed, without dots: recharts unmounts and remounts a line's dots on
-      // every data update (its data is cleared before it is replaced), a store dispatch each way.
       dash: multi ? DASHES[si % DASHES.length] : s.source === 'eval' ? '4 2' : '',
+      // Held-out series are sparse (one point per evaluation): drawn with dots, so a single one shows.
+      dot: s.source === 'eval',
     })),
   );
   const linesKey = JSON.stringify(lineList);
-  // Keyed by content: `runs` is a new array on every metrics batch, the lines rarely change.
-  const lines = useMemo(() => lineList, [linesKey]);
+  // Keyed by content: `runs` is a new array on every metrics batch, the lines rarely change. A
+  // held-out line's dot props are one object per line, made here, so they stay the same object.
+  const lines = useMemo(() => lineList.map((l) => ({ ...l, dotProps: l.dot ? { r: 2.5, fill: l.colour, stroke: l.colour, strokeWidth: 1, strokeDasharray: 'none' } : false as const })), [linesKey]);
   const boundaryKey = boundaries.map((b) => `${b.step}:${b.stage}`).join(',');
   const stageLines = useMemo(() => boundaries, [boundaryKey]);
   // Keyed by content too: the events are recomputed on every metrics batch, and rarely change.
@@ -279,7 +289,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
             name={l.name}
             stroke={l.colour}
             strokeDasharray={l.dash}
-            dot={false}
+            dot={l.dotProps}
             strokeWidth={1.5}
             connectNulls
             isAnimationActive={false}
@@ -294,16 +304,26 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const chart = useMemo(
     () => (
       <ResponsiveContainer width="100%" height={170}>
-        <ComposedChart data={empty ? PLACEHOLDER_ROWS : rows} margin={hasRight ? MARGIN_RIGHT_AXIS : MARGIN}>
+        <ComposedChart data={empty ? PLACEHOLDER_ROWS : rows} margin={hasRight ? MARGIN_RIGHT_AXIS : MARGIN} syncId={syncId} syncMethod="value">
           {parts}
         </ComposedChart>
       </ResponsiveContainer>
     ),
-    [empty, rows, hasRight, parts],
+    [empty, rows, hasRight, parts, syncId],
   );
+  const legendLines = runs.length === 0 && refLegend.length > 0 ? NONE : lines;
+  // The PNG: the chart's SVG (axes, grid, lines, marks) under its title, the x axis named, the legend below (lib/chartpng.ts).
   const exportPng = async () => {
     const svg = box.current?.querySelector('svg.recharts-surface') as SVGSVGElement | null;
-    if (svg) downloadBlob(await svgToPngBlob(svg), `${safeFileName(spec.id)}.png`);
+    if (!svg) return;
+    const chart = serializeSvg(svg);
+    const legend: PngLegendEntry[] = [
+      ...legendLines.map((l) => ({ label: l.name, colour: l.colour, dash: l.dash, dot: l.dot })),
+      ...refLegend.map((l) => ({ label: l.label, colour: l.colour, band: true })),
+    ];
+    const subtitle = runs.length === 1 ? runs[0].name : undefined;
+    const png = composeChartSvg({ title: spec.title, subtitle, chartSvg: chart.xml, chartWidth: chart.width, chartHeight: chart.height, legend });
+    downloadBlob(await svgMarkupToPngBlob(png.svg, png.width, png.height), `${safeFileName(spec.id)}.png`);
   };
   return (
     <figure
@@ -328,7 +348,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           PNG
         </button>
       </figcaption>
-      <div ref={box} className="chart-box" onPointerEnter={() => setHover(true)} onPointerLeave={() => setHover(false)}>
+      <div ref={box} className="chart-box" onPointerEnter={() => enter(syncId)} onPointerLeave={() => leave(syncId)}>
         {/* Mounted even when empty: mounting a chart costs more than updating one, so it happens at page load, not while training. */}
         {empty && <div className="chart-empty">no data yet</div>}
         {chart}
@@ -336,10 +356,11 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       {/* A plain HTML legend: recharts' Legend measures itself and feeds its size back into the chart on each redraw. */}
       <ul className="chart-legend">
         {/* With only a reference drawn, the runs' (empty) lines have no legend entry. */}
-        {(runs.length === 0 && refLegend.length > 0 ? NONE : lines).map((l) => (
+        {legendLines.map((l) => (
           <li key={l.key}>
             <svg width="14" height="8" aria-hidden="true">
               <line x1="0" y1="4" x2="14" y2="4" stroke={l.colour} strokeWidth="2" strokeDasharray={l.dash || undefined} />
+              {l.dot && <circle cx="7" cy="4" r="2.5" fill={l.colour} />}
             </svg>
             {l.name}
           </li>

@@ -34,6 +34,13 @@ export interface ChartSpec {
   volatile?: boolean;
   /** Draw the entropy target as a horizontal line. */
   entropyTarget?: boolean;
+  /**
+   * Every held-out avg@k / pass@k series a drawn run has, with its own k and temperatures (the
+   * reward chart): a run overlaid with another eval k or other temperatures draws its own.
+   * Without it, each held-out series of the chart draws, for each run, that run's series of the
+   * same kind at the same temperature (whatever its k).
+   */
+  allHeldOut?: boolean;
 }
 
 export function chartSpecs(cfg: RunConfig): ChartSpec[] {
@@ -46,7 +53,7 @@ export function chartSpecs(cfg: RunConfig): ChartSpec[] {
   return [
     { id: 'entropy', title: 'Entropy e_k', help: 'actor/entropy: mean entropy of the rollout distribution over the kept response tokens (nats), before the update; dashed line = target.', series: [{ key: 'actor/entropy', label: 'entropy', source: 'step' }], entropyTarget: true, log: true },
     { id: 'entropy-coeff', title: 'Entropy coefficient', help: 'c_k (set) and α_k = c_k·1{e_k < target} (realised).', series: [{ key: 'actor/entropy_coeff', label: 'c (set)', source: 'step' }, { key: 'actor/entropy_coeff_realized', label: 'α (realised)', source: 'step' }] },
-    { id: 'reward', title: 'Reward & held-out accuracy', help: 'Train reward (critic/score/mean) and held-out avg@k / pass@k at each eval temperature.', series: [{ key: 'critic/score/mean', label: 'train reward', source: 'step' }, ...evalSeries] },
+    { id: 'reward', title: 'Reward & held-out accuracy', help: 'Train reward (critic/score/mean) and held-out avg@k / pass@k at each eval temperature (dots: one evaluation each).', series: [{ key: 'critic/score/mean', label: 'train reward', source: 'step' }, ...evalSeries], allHeldOut: true },
     { id: 'length', title: 'Response length', help: 'Mean response length (tokens, left) and truncation ratio (right).', series: [{ key: 'response_length/mean', label: 'mean length', source: 'step' }, { key: 'response_length/clip_ratio', label: 'truncated', source: 'step', right: true }] },
     { id: 'clipfrac', title: 'Clip fractions', help: 'Fraction of tokens whose ratio ρ was clipped above (pg_clipfrac) and below (pg_clipfrac_lower).', series: [{ key: 'actor/pg_clipfrac', label: 'clipfrac', source: 'step' }, { key: 'actor/pg_clipfrac_lower', label: 'clipfrac lower', source: 'step' }] },
     { id: 'groups', title: 'Groups', help: 'Groups solved by all (solve_all), by none (solve_none) and kept by rejection sampling.', series: [{ key: 'batch/solve_all', label: 'solve_all', source: 'step' }, { key: 'batch/solve_none', label: 'solve_none', source: 'step' }, { key: 'batch/kept_groups', label: 'kept', source: 'step' }] },
@@ -64,12 +71,86 @@ export const columnKey = (slot: number, key: string) => `r${slot}|${key}`;
 
 export type ChartRow = { step: number } & Record<string, number | null>;
 
+/** A held-out accuracy key, `val/avg@8/t1.0`: its kind, k and temperature. */
+export interface HeldOutKey {
+  key: string;
+  kind: 'avg' | 'pass';
+  k: number;
+  temperature: number;
+}
+
+const HELD_OUT_RE = /^val\/(avg|pass)@(\d+)\/t(\d+(?:\.\d+)?)$/;
+
+export function parseHeldOutKey(key: string): HeldOutKey | null {
+  const m = HELD_OUT_RE.exec(key);
+  return m ? { key, kind: m[1] as 'avg' | 'pass', k: Number(m[2]), temperature: Number(m[3]) } : null;
+}
+
+export const heldOutLabel = (h: HeldOutKey) => `${h.kind}@${h.k} τ=${h.temperature}`;
+
+const heldOutCache = new WeakMap<RunData, HeldOutKey[]>();
+/**
+ * The held-out avg@k / pass@k series a run has: the keys of its eval records (an imported run's
+ * own k and temperatures, whatever its config says), else — no evaluation yet — its config's.
+ * Ordered by the config's temperatures (others after, highest first), avg before pass, then k.
+ */
+export function heldOutKeys(run: RunData): HeldOutKey[] {
+  let out = heldOutCache.get(run);
+  if (out) return out;
+  const found = new Map<string, HeldOutKey>();
+  for (const r of run.evals)
+    for (const [key, v] of Object.entries(r)) {
+      if (found.has(key) || typeof v !== 'number' || !Number.isFinite(v)) continue;
+      const h = parseHeldOutKey(key);
+      if (h) found.set(key, h);
+    }
+  if (found.size === 0) {
+    const { k, temperatures } = run.config.eval;
+    for (const t of temperatures) for (const kind of ['avg', 'pass'] as const) found.set(evalKey(kind, k, t), { key: evalKey(kind, k, t), kind, k, temperature: t });
+  }
+  const temps = run.config.eval.temperatures;
+  const rank = (t: number) => (temps.includes(t) ? temps.indexOf(t) : temps.length);
+  out = [...found.values()].sort((a, b) => rank(a.temperature) - rank(b.temperature) || b.temperature - a.temperature || (a.kind === b.kind ? 0 : a.kind === 'avg' ? -1 : 1) || a.k - b.k);
+  heldOutCache.set(run, out);
+  return out;
+}
+
+/**
+ * The series `spec` draws for `run` (null: no run yet, the spec's own). Held-out series are keyed
+ * per run: the run's own series of the same kind and temperature (its k), and with `allHeldOut`
+ * every held-out series the run has. Step series and other eval series are the spec's.
+ */
+export function seriesForRun(spec: ChartSpec, run: RunData | null): SeriesSpec[] {
+  if (!run || !spec.series.some((s) => s.source === 'eval' && parseHeldOutKey(s.key))) return spec.series;
+  const own = heldOutKeys(run);
+  const used = new Set<string>();
+  const out: SeriesSpec[] = [];
+  const add = (h: HeldOutKey, right?: boolean) => {
+    if (used.has(h.key)) return;
+    used.add(h.key);
+    out.push({ key: h.key, label: heldOutLabel(h), source: 'eval', ...(right ? { right } : {}) });
+  };
+  for (const s of spec.series) {
+    const want = s.source === 'eval' ? parseHeldOutKey(s.key) : null;
+    if (!want) {
+      out.push(s);
+      continue;
+    }
+    const same = own.filter((h) => h.kind === want.kind && h.temperature === want.temperature);
+    const pick = same.find((h) => h.k === want.k) ?? same[0];
+    if (pick) add(pick, s.right);
+    else if (!spec.allHeldOut) out.push(s); // the run has none: an empty line, as before
+  }
+  if (spec.allHeldOut) for (const h of own) add(h);
+  return out;
+}
+
 /**
  * One row per step present in any drawn run; each (run, series) column EMA-smoothed over that
- * run's own points (eval series are not smoothed: they are sparse). Non-positive values are
- * dropped when `log` (a log axis cannot show them). At most `maxPoints` rows.
+ * run's own points (eval series are not smoothed: they are sparse). `seriesIn`: the series of
+ * every run, or of each run (seriesForRun). Non-positive values are dropped when `log` (a log axis cannot show them). At most `maxPoints` rows.
  */
-export function buildRows(runs: readonly RunData[], series: readonly SeriesSpec[], smoothing: number, opts: { log?: boolean; maxPoints?: number } = {}): ChartRow[] {
+export function buildRows(runs: readonly RunData[], seriesIn: readonly SeriesSpec[] | ((run: RunData, slot: number) => readonly SeriesSpec[]), smoothing: number, opts: { log?: boolean; maxPoints?: number } = {}): ChartRow[] {
   const byStep = new Map<number, ChartRow>();
   const row = (step: number) => {
     let r = byStep.get(step);
@@ -77,6 +158,7 @@ export function buildRows(runs: readonly RunData[], series: readonly SeriesSpec[
     return r;
   };
   runs.forEach((run, slot) => {
+    const series = typeof seriesIn === 'function' ? seriesIn(run, slot) : seriesIn;
     for (const s of series) {
       const recs = s.source === 'step' ? run.steps : run.evals;
       const raw = recs.map((r) => {
@@ -153,10 +235,11 @@ export function runKeys(run: RunData): { step: Set<string>; eval: Set<string> } 
  * imported cluster run's): lab runs alone keep the page as it was.
  */
 export function extraMetricKeys(runs: readonly RunData[], specs: readonly ChartSpec[]): MetricKeyRef[] {
-  const drawn = new Set(specs.flatMap((c) => c.series.map((s) => `${s.source}:${s.key}`)));
   const out = new Map<string, MetricKeyRef>();
   let foreign = false;
   for (const run of runs) {
+    // Held-out series are keyed per run: an imported run's avg@2 is drawn on the reward chart.
+    const drawn = new Set(specs.flatMap((c) => seriesForRun(c, run).map((s) => `${s.source}:${s.key}`)));
     const keys = runKeys(run);
     for (const source of ['step', 'eval'] as const)
       for (const key of keys[source]) {

@@ -14,11 +14,8 @@ export function downloadBlob(blob: Blob, fileName: string): void {
 /** A file name made of safe characters. */
 export const safeFileName = (s: string) => s.replace(/[^a-zA-Z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'run';
 
-/**
- * Serialises an <svg> (with its computed size and a white background) to a PNG Blob through a
- * canvas, at `scale`× resolution.
- */
-export async function svgToPngBlob(svg: SVGSVGElement, scale = 2): Promise<Blob> {
+/** An <svg> element's markup at its on-screen size, with `xmlns` and the page's font for its text (the chart PNG nests it: chartpng.ts). */
+export function serializeSvg(svg: SVGSVGElement): { xml: string; width: number; height: number } {
   const { width, height } = svg.getBoundingClientRect();
   const clone = svg.cloneNode(true) as SVGSVGElement;
   clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
@@ -27,7 +24,20 @@ export async function svgToPngBlob(svg: SVGSVGElement, scale = 2): Promise<Blob>
   const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
   style.textContent = 'text { font-family: system-ui, sans-serif; font-size: 11px; }';
   clone.insertBefore(style, clone.firstChild);
-  const xml = new XMLSerializer().serializeToString(clone);
+  return { xml: new XMLSerializer().serializeToString(clone), width, height };
+}
+
+/**
+ * Serialises an <svg> (with its computed size and a white background) to a PNG Blob through a
+ * canvas, at `scale`× resolution.
+ */
+export async function svgToPngBlob(svg: SVGSVGElement, scale = 2): Promise<Blob> {
+  const { xml, width, height } = serializeSvg(svg);
+  return svgMarkupToPngBlob(xml, width, height, scale);
+}
+
+/** Rasterises SVG markup of `width` × `height` to a PNG Blob (white background) at `scale`× resolution. */
+export async function svgMarkupToPngBlob(xml: string, width: number, height: number, scale = 2): Promise<Blob> {
   const img = new Image();
   const url = URL.createObjectURL(new Blob([xml], { type: 'image/svg+xml;charset=utf-8' }));
   try {

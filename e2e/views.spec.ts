@@ -1,0 +1,76 @@
+/**
+ * Correct views (#14 item 4): held-out points visible from the first evaluation (dots), held-out
+ * series keyed per run (an overlaid run with another eval k draws and labels its own), cursors
+ * synced across charts by step, and a chart's PNG with its title, axes and legend.
+ */
+import { readFileSync } from 'node:fs';
+import { expect, test, type Locator } from '@playwright/test';
+import { openLab, waitForState } from './helpers';
+
+test.use({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
+
+const dots = (chart: Locator, colour?: string) => chart.locator(colour ? `circle.recharts-line-dot[fill="${colour}"]` : 'circle.recharts-line-dot');
+
+test('a single evaluation shows: held-out series are drawn with dots', async ({ page }) => {
+  await openLab(page, '/?preset=magic-tiny');
+  await page.getByTestId('step').click();
+  await expect(page.getByTestId('step-counter')).toHaveText('1', { timeout: 60_000 });
+  const reward = page.getByTestId('chart-reward');
+  // The step-0 evaluation is the only one: one point per held-out series (avg@2, pass@2 at τ 1 and 0.6), no line to draw.
+  await expect.poll(() => dots(reward).count(), { timeout: 10_000 }).toBe(4);
+  for (const label of ['avg@2 τ=1', 'pass@2 τ=1', 'avg@2 τ=0.6', 'pass@2 τ=0.6']) {
+    const item = reward.locator('.chart-legend li', { hasText: label });
+    await expect(item).toHaveCount(1);
+    await expect(item.locator('circle')).toHaveCount(1); // the legend shows the dot too
+  }
+});
+
+test('an overlaid run with another eval k draws and labels its own held-out series; cursors follow the step across charts; the PNG has title, axes and legend', async ({ page }) => {
+  // The active run evaluates avg@3; the imported verl log has avg@2 at τ 1.0 (3 evaluations).
+  await openLab(page, '/?preset=magic-tiny&eval.k=3');
+  await page.getByTestId('play').click();
+  await waitForState(page, 'done');
+  const reward = page.getByTestId('chart-reward');
+  await expect(reward).toHaveAttribute('data-points', '5', { timeout: 10_000 });
+  await page.getByTestId('run-import-file').setInputFiles('e2e/fixtures/verl/verl-console.txt');
+  await expect(reward).toHaveAttribute('data-runs', '2', { timeout: 10_000 });
+  const name = 'verl-console (verl console log)';
+  const legend = reward.locator('.chart-legend li');
+  await expect(legend.filter({ hasText: `${name}: avg@2 τ=1` })).toHaveCount(1);
+  // Not the active run's k or temperatures (before: "avg@3" legends and no line).
+  await expect(legend.filter({ hasText: `${name}: avg@3` })).toHaveCount(0);
+  await expect(legend.filter({ hasText: `${name}: pass@3` })).toHaveCount(0);
+  await expect(legend.filter({ hasText: /^magic-tiny #1: avg@3 τ=1$/ })).toHaveCount(1);
+  // Its points are drawn (slot 1's colour): one dot per evaluation; the active run's 3 evaluations × 4 series in slot 0's.
+  await expect.poll(() => dots(reward, '#dc2626').count(), { timeout: 10_000 }).toBe(3);
+  await expect.poll(() => dots(reward, '#2563eb').count()).toBe(12);
+
+  // Hovering one chart shows the cursor and the values at the same step in every chart.
+  const entropy = page.getByTestId('chart-entropy');
+  const box = (await entropy.locator('.chart-box').boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+  const label = entropy.locator('.recharts-tooltip-label');
+  await expect(label).toHaveText(/^step \d+$/);
+  const step = await label.textContent();
+  for (const id of ['chart-reward', 'chart-length', 'chart-grad-norm']) {
+    const other = page.getByTestId(id);
+    await expect(other.locator('.recharts-tooltip-cursor')).toHaveCount(1);
+    await expect(other.locator('.recharts-tooltip-label')).toHaveText(step!);
+  }
+  await page.mouse.move(0, 0);
+  await expect(page.getByTestId('chart-reward').locator('.recharts-tooltip-cursor')).toHaveCount(0);
+
+  // The PNG: the chart (axes included) under its title, the x axis named, the legend below; 2× resolution.
+  const download = page.waitForEvent('download');
+  await page.getByTestId('png-reward').click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe('reward.png');
+  const png = readFileSync(await file.path());
+  expect(png.subarray(1, 4).toString()).toBe('PNG');
+  const [w, h] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+  const chartBox = (await reward.locator('svg.recharts-surface').boundingBox())!;
+  expect(w).toBe(2 * (Math.round(chartBox.width) + 24));
+  // Title, the chart, the axis name and (wrapped) legend rows for 2 × 5 series, no longer cut at the chart's edge.
+  expect(h).toBeGreaterThan(2 * (chartBox.height + 60));
+  expect(png).toMatchSnapshot('png-reward.png', { maxDiffPixelRatio: 0.0005 });
+});

@@ -25,10 +25,13 @@ export interface ArithData {
 
 const MAX_DIFFICULTY = 6;
 /** Every intermediate stays within 3 digits so reductions stay short. */
-const MAX_INTERMEDIATE = 999;
-const OPS: readonly BinOp[] = ['+', '-', '*'];
+export const ARITH_MAX_INTERMEDIATE = 999;
+const MAX_INTERMEDIATE = ARITH_MAX_INTERMEDIATE;
+export const ARITH_OPS: readonly BinOp[] = ['+', '-', '*'];
+const OPS = ARITH_OPS;
 
-function maxOperand(difficulty: number): number {
+/** Operands are 1 … this at a difficulty (capacity.ts counts the problems this allows). */
+export function arithMaxOperand(difficulty: number): number {
   return difficulty <= 2 ? 9 : difficulty <= 4 ? 15 : 20;
 }
 
@@ -62,7 +65,7 @@ export const arith: TaskFamily<ArithData> = {
 
   generate(rng: Rng, difficulty: number): Problem<ArithData> {
     const d = checkDifficulty('arith', difficulty, MAX_DIFFICULTY);
-    const maxNumber = maxOperand(d);
+    const maxNumber = arithMaxOperand(d);
     for (let attempt = 0; attempt < 100; attempt++) {
       const tree = randomTree(rng, d, maxNumber);
       if (withinBounds(tree)) return makeArithProblem(renderExpr(tree), d);
@@ -110,7 +113,7 @@ export const arith: TaskFamily<ArithData> = {
   maxPromptTokens(difficulty: number): number {
     const d = checkDifficulty('arith', difficulty, MAX_DIFFICULTY);
     // BOS, d+1 operands, d operators, at most one bracket pair per non-root operation, `=`.
-    return 1 + (d + 1) * decimalDigits(maxOperand(d)) + d + 2 * (d - 1) + 1;
+    return 1 + (d + 1) * decimalDigits(arithMaxOperand(d)) + d + 2 * (d - 1) + 1;
   },
 
   validate(problem: Problem): void {

@@ -21,16 +21,19 @@ interface Level {
   maxNumber: number;
 }
 
-const LEVELS: readonly Level[] = [
+/** Per difficulty: how many numbers, each 1 … maxNumber (capacity.ts counts the problems this allows). */
+export const COUNTDOWN_LEVELS: readonly Level[] = [
   { count: 2, maxNumber: 9 },
   { count: 3, maxNumber: 12 },
   { count: 4, maxNumber: 20 },
   { count: 4, maxNumber: 50 },
   { count: 4, maxNumber: 100 },
 ];
+const LEVELS = COUNTDOWN_LEVELS;
 const MAX_DIFFICULTY = LEVELS.length;
 /** Targets stay at most 3 digits so prompts stay short. */
-const MAX_TARGET = 999;
+export const COUNTDOWN_MAX_TARGET = 999;
+const MAX_TARGET = COUNTDOWN_MAX_TARGET;
 const OPS: readonly BinOp[] = ['+', '-', '*'];
 /** Verifier limits: an honest answer over ≤ 6 numbers is far inside these. */
 const ANSWER_MAX_LENGTH = 200;

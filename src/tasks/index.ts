@@ -30,3 +30,4 @@ export {
   type DatasetReport,
   type Dataset,
 } from './dataset';
+export { distinctProblemCount, usableProblemCount, sharedProblemCount, DISTINCT_CAP, SMALL_SPACE } from './capacity';

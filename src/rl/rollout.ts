@@ -45,7 +45,7 @@ export async function rollout(
   policy: PolicyEngine,
   problems: readonly Problem[],
   problemIndices: readonly number[],
-  o: { batch: number; maxResponseLength: number; temperature: number; topP: number; seed: number },
+  o: { batch: number; maxResponseLength: number; temperature: number; topP: number; seed: number; onBatch?: (done: number, total: number) => void },
 ): Promise<Rollout[]> {
   const out: Rollout[] = [];
   const prompts = problemIndices.map((i) => encodePrompt(problems[i].prompt));
@@ -67,6 +67,7 @@ export async function rollout(
       const { reward, text } = scoreResponse(problems[p], res.responses[j], truncated);
       out.push({ problem: p, prompt: batchPrompts[j], response: res.responses[j], truncated, reward, logp: res.logp[j], entropy: res.entropy[j], text });
     });
+    o.onBatch?.(out.length, prompts.length);
   }
   return out;
 }

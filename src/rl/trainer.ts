@@ -14,6 +14,7 @@
  */
 import { CheckpointError, crc32Label, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
 import { initParams } from '../model/init';
+import { layoutParams } from '../model/config';
 import type { AdamWOptions, Backend, GrpoLossOptions, PolicyEngine, StepStats, UpdateBatch } from '../model/engine';
 import { maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
 import { Rng } from '../util/rng';
@@ -84,6 +85,12 @@ export interface TrainerInit {
   checkpoint?: Uint8Array;
   /** Called with progress text during long set-up work (offline filter). */
   onProgress?: (message: string) => void;
+  /**
+   * Called with each set-up phase as it begins — generating the data, building the model, each
+   * batch of the offline filter — for a progress display (the page's Worker posts them; the CLI
+   * does not print them).
+   */
+  onSetup?: (message: string) => void;
   /** Names the checkpoint in errors (a file path); default "checkpoint". */
   checkpointName?: string;
   /**
@@ -193,7 +200,9 @@ export class MagicTrainer {
     if (ckpt && JSON.stringify(ckpt.model) !== JSON.stringify(cfg.model)) {
       throw new CheckpointError(source, `its model ${JSON.stringify(ckpt.model)} does not match model ${JSON.stringify(cfg.model)} of the config`);
     }
+    init.onSetup?.(`generating ${cfg.data.trainSize} training and ${cfg.data.testSize} held-out problems…`);
     const data = buildRunDataset(cfg);
+    init.onSetup?.(`building the model (${layoutParams(cfg.model).count.toLocaleString('en-US')} parameters)…`);
     const policy = await backend.createPolicy(cfg.model, 'actor');
     const start = ckpt?.params ?? initParams(cfg.model, batchSeed(cfg.seed, STREAM.init));
     policy.setParams(start);
@@ -232,7 +241,7 @@ export class MagicTrainer {
     trainer.inspect = init.inspect ?? false;
     if (!resumeState && cfg.data.offlineFilter.enabled) {
       const stored = baseMeta ? storedOfflineCorrect(baseMeta, trainer.offlineFilterKey(), data.train.length) : undefined;
-      await trainer.runOfflineFilter(init.onProgress, stored);
+      await trainer.runOfflineFilter(init.onProgress, stored, init.onSetup);
     }
     return trainer;
   }
@@ -256,7 +265,7 @@ export class MagicTrainer {
   offlineCorrect: number[] | null = null;
 
   /** Offline filter: N samples per training prompt from the starting policy at τ = 1; keep prompts solved sometimes but not always. */
-  private async runOfflineFilter(onProgress?: (m: string) => void, cachedCorrect?: number[]): Promise<void> {
+  private async runOfflineFilter(onProgress?: (m: string) => void, cachedCorrect?: number[], onSetup?: (m: string) => void): Promise<void> {
     const N = this.cfg.data.offlineFilter.samples;
     let correct: number[];
     if (cachedCorrect) {
@@ -271,6 +280,7 @@ export class MagicTrainer {
         temperature: 1,
         topP: 1,
         seed: batchSeed(this.cfg.seed, STREAM.offline),
+        onBatch: onSetup && ((done, total) => onSetup(`offline filter: ${done} of ${total} responses sampled…`)),
       });
       correct = new Array(this.data.train.length).fill(0);
       for (const r of rolls) correct[r.problem] += r.reward;

@@ -18,11 +18,74 @@ import { warningLines } from '../verl/import';
 import { staggerQueue } from './lib/stagger';
 import { backendFromUrl, setupFromUrl, urlSearchFor, withBackend } from './lib/url';
 import { teachingFromUrl } from './lib/teach';
+import { StopWatch } from './lib/watchdog';
 import type { BackendChoice } from '../worker/protocol';
 import { isLive, useLab } from './store';
 
 let client: LabClient | null = null;
+/** The startLab call the Worker belongs to (a restarted Worker stays its). */
+let owner: object | null = null;
 const get = () => useLab.getState();
+
+// ---------------------------------------------------------------------------------------------
+// A Worker that cannot be wedged (#14). Set-up work (building a large model, generating a large
+// data set, the offline filter) and a step run inside the Worker without reading its messages in
+// between, and its commands are handled in order, so a `stop` — and every command after it — can
+// wait behind them for minutes. Reset during a start therefore terminates the Worker and opens a
+// new one (the run stays in the list); after a run has started, Reset sends `stop` and restarts a
+// Worker that has not answered it within STOP_ANSWER_MS.
+
+/** How long Reset waits for the Worker to answer a `stop` before it restarts the Worker. */
+export const STOP_ANSWER_MS = 5000;
+/** The last `start` sent, until the Worker answers it (a state for its run other than `starting`), and what was sent after it. */
+let pendingStart: Extract<ToWorker, { type: 'start' }> | null = null;
+let sinceStart: ToWorker[] = [];
+const stopWatch = new StopWatch(STOP_ANSWER_MS, () => {
+  restartWorker({ resend: true });
+  get().setNotice(`The engine did not answer Reset within ${STOP_ANSWER_MS / 1000} s: it was restarted.`);
+});
+
+function spawnWorker(): LabClient {
+  // Messages from a Worker that was terminated or replaced are dropped.
+  const c: LabClient = new LabClient((m) => {
+    if (client === c) onMessage(m);
+  });
+  client = c;
+  return c;
+}
+
+/**
+ * Terminates the Worker and opens a new one with the same engine choice (the page shows
+ * "Starting the engine…" until it is ready). `resend`: a run started after the stop that was not
+ * answered (it waits in the old Worker's queue) is started in the new one, with the commands sent
+ * after its start.
+ */
+function restartWorker({ resend }: { resend: boolean }): void {
+  stopWatch.clear();
+  client?.terminate();
+  const again = resend && pendingStart && get().liveRunId === pendingStart.runId ? [pendingStart, ...sinceStart] : [];
+  pendingStart = null;
+  sinceStart = [];
+  // Requests the old Worker will never answer.
+  for (const [requestId, answer] of tokenProbsWaiting) answer({ requestId, runId: '', error: 'the engine was restarted' });
+  tokenProbsWaiting.clear();
+  saveRequested = false;
+  const c = spawnWorker();
+  get().setDevice({ status: 'starting' });
+  c.send({ type: 'init', backend: get().backendChoice });
+  for (const m of again) send(m);
+}
+
+/**
+ * Stops the Worker's run: a start still in progress by restarting the Worker (set-up work cannot
+ * be interrupted by a message), else with `stop`, restarting the Worker if it does not answer.
+ */
+function stopWorkerRun(): void {
+  const s = get();
+  if (pendingStart || s.runState === 'starting') return restartWorker({ resend: false });
+  send({ type: 'stop' });
+  stopWatch.arm(s.liveRunId);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Persistence (throttled: at most one IndexedDB write per run per PERSIST_MS)
@@ -55,6 +118,13 @@ let failedUpload: string | null = null;
 
 function onMessage(m: FromWorker) {
   const s = get();
+  if (m.type === 'state') {
+    stopWatch.state(m.runId);
+    if (pendingStart && m.runId === pendingStart.runId && m.state !== 'starting') {
+      pendingStart = null;
+      sinceStart = [];
+    }
+  }
   switch (m.type) {
     case 'ready':
       s.setDevice({ status: 'ready', engine: m.engine });
@@ -182,8 +252,9 @@ export async function startLab(): Promise<() => void> {
   const teaching = teachingFromUrl(location.search);
   get().setTeaching({ teacher: teaching.teacher, hidden: teaching.hidden, tryId: teaching.tryId });
   const unsubscribeUrl = syncUrl();
-  const mine = new LabClient(onMessage);
-  client = mine;
+  const token = {};
+  owner = token;
+  const mine = spawnWorker();
   const backend = backendFromUrl(location.search);
   get().setBackendChoice(backend);
   mine.send({ type: 'init', backend });
@@ -203,7 +274,15 @@ export async function startLab(): Promise<() => void> {
     unsubscribeUrl();
     unsubscribeStorage();
     mine.terminate();
-    if (client === mine) client = null;
+    // The Worker this start opened, or the one that replaced it (restartWorker).
+    if (owner === token) {
+      stopWatch.clear();
+      client?.terminate();
+      client = null;
+      owner = null;
+      pendingStart = null;
+      sinceStart = [];
+    }
   };
 }
 
@@ -216,15 +295,26 @@ export function setBackend(choice: BackendChoice): void {
   if (choice === s.backendChoice && s.device.status === 'ready') return;
   cancelQueue('the engine was switched');
   s.setBackendChoice(choice);
-  s.setDevice({ status: 'starting' });
   const search = withBackend(location.search, choice);
   if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
+  // A start in progress would hold `init` behind it: a new Worker opens the chosen engine.
+  if (pendingStart || get().runState === 'starting') {
+    restartWorker({ resend: false });
+    get().setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
+    return;
+  }
+  s.setDevice({ status: 'starting' });
   send({ type: 'init', backend: choice });
 }
 
 function send(m: ToWorker, transfer?: Transferable[]) {
   if (!client) throw new Error('the lab Worker is not running');
   client.send(m, transfer);
+  // Kept until the Worker answers the start: restartWorker may send them again (never with transferred buffers).
+  if (m.type === 'start') {
+    pendingStart = transfer?.length ? null : m;
+    sinceStart = [];
+  } else if (pendingStart && m.type !== 'drawn' && m.type !== 'token-probs') sinceStart.push(m);
 }
 
 const newRunId = () => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e4).toString(36)}`;
@@ -282,11 +372,15 @@ export function singleStep() {
   else if (startNewRun({ paused: true })) send({ type: 'step' });
 }
 
-/** Stops the live run (kept in the run list) and clears the charts for a fresh start. */
+/**
+ * Stops the live run (kept in the run list) and clears the charts for a fresh start. A run still
+ * starting (set-up work) is ended by restarting the Worker; a Worker that does not answer the stop
+ * in time is restarted too (stopWorkerRun).
+ */
 export function reset() {
-  const s = get();
   cancelQueue('reset');
-  if (s.liveRunId) send({ type: 'stop' });
+  const s = get();
+  if (s.liveRunId || pendingStart) stopWorkerRun();
   s.setActiveRun(null);
   s.setSamples('', 0, []);
   s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
@@ -345,7 +439,7 @@ export async function resumeRun(runId: string) {
   const ck = await dbGetCheckpoint(runId);
   if (!run || !ck) return s.setError(`Run ${run?.name ?? runId} has no saved checkpoint.`);
   cancelQueue('another run was resumed');
-  if (isLive(s.runState) && s.liveRunId !== runId) send({ type: 'stop' });
+  if (isLive(s.runState) && s.liveRunId !== runId) stopWorkerRun();
   s.truncateRun(runId, ck.step);
   s.setActiveRun(runId);
   s.patchRun(runId, { done: false });
@@ -382,7 +476,7 @@ export async function uploadCheckpoint(file: File) {
     return get().setError(`${(e as Error).message} (the current run is unchanged)`);
   }
   cancelQueue('a checkpoint was uploaded');
-  if (isLive(get().runState)) send({ type: 'stop' });
+  if (isLive(get().runState)) stopWorkerRun();
   const id = startNewRun({ paused: true, checkpoint: bytes, name: `${file.name.replace(/\.mlck$/i, '')} (uploaded)` });
   if (id) uploadedRuns.set(id, file.name);
 }
@@ -539,7 +633,7 @@ export async function runFinding(name: string): Promise<void> {
   }
   cancelQueue('another queue was started');
   const now = get();
-  if (now.liveRunId && isLive(now.runState)) send({ type: 'stop' }); // the live run stays in the list
+  if (now.liveRunId && isLive(now.runState)) stopWorkerRun(); // the live run stays in the list
   now.setQueue(q);
   startNextQueued();
 }
@@ -553,7 +647,7 @@ export function cancelQueue(why = 'cancelled'): void {
   const runId = i >= 0 ? q.items[i].runId : null;
   s.setQueue(queueReducer(q, { type: 'cancel', message: why }));
   if (runId && s.liveRunId === runId && isLive(s.runState)) {
-    send({ type: 'stop' });
+    stopWorkerRun();
     s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
   }
 }

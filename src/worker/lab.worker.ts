@@ -14,6 +14,7 @@ import { DEVICE_RECOVERY, lossHeadline, mayRecover, RecoveryFailed, recoveredNot
 import { nextTokenLogp } from '../rl/inspect';
 import { temperatureViews } from '../rl/token-probs';
 import { MagicTrainer } from '../rl/trainer';
+import { browserHostLimits, checkRunResources, engineLimitsOf } from '../rl/resources';
 import type { SampleRecord, StepRecord } from '../rl/trainer-types';
 import { encodePrompt, VOCAB } from '../tasks';
 import { DrawGate } from './drawgate';
@@ -367,13 +368,24 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
   latestSamples = null;
   lastCheckpointStep = -1;
   running = !msg.paused;
+  // Set-up work reports each phase in the state line (the page shows it under the controls); the
+  // page ends a set-up it no longer wants by terminating this Worker (src/ui/lab.ts: Reset).
+  const progress = (m: string) => {
+    if (gen === generation) postState(m);
+  };
   postState();
   try {
-    if (!backend) await openEngine(engineChoice);
+    if (!backend) {
+      progress('opening the engine…');
+      await openEngine(engineChoice);
+    }
     const config = validateRunConfig(msg.config);
+    // Too big for this engine or device: refused before anything is allocated, naming the field, the size and the limit.
+    checkRunResources(config, { engine: engineLimitsOf(backend!), host: browserHostLimits() });
     let checkpoint: Uint8Array | undefined;
     if (msg.checkpoint) checkpoint = new Uint8Array(msg.checkpoint);
     else if (msg.baseCheckpointUrl) {
+      progress(`loading the base checkpoint ${msg.baseCheckpointUrl}…`);
       const base = await fetchBase(msg.baseCheckpointUrl, config);
       if (base.bytes) {
         checkpoint = base.bytes;
@@ -385,7 +397,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     resumedAt = -1;
     startEvalPosted = false;
     // inspect: the samples carry ρ and clip marks for the page's group inspector (read-only; same run).
-    const t = await MagicTrainer.create(backend!, config, { checkpoint, onProgress: (m) => postState(m), inspect: true });
+    const t = await MagicTrainer.create(backend!, config, { checkpoint, onProgress: progress, onSetup: progress, inspect: true });
     if (gen !== generation) {
       t.destroy();
       return;

@@ -33,7 +33,12 @@ export function Controls() {
         <button data-testid="step" onClick={singleStep} disabled={!ready || running || runState === 'starting' || (!live && !!configError)} title="Run exactly one training step, then pause">
           Step
         </button>
-        <button data-testid="reset" onClick={reset} disabled={!ready} title="Stop the run (it stays in the run list) and start over">
+        <button
+          data-testid="reset"
+          onClick={reset}
+          disabled={!ready}
+          title={runState === 'starting' ? 'Cancel the start: the engine restarts (the run stays in the run list)' : 'Stop the run (it stays in the run list) and start over'}
+        >
           Reset
         </button>
       </div>

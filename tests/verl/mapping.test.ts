@@ -163,7 +163,7 @@ describe('the values follow the config', () => {
       [`${A}.loss_agg_mode`]: 'token-mean',
       [`${A}.use_kl_loss`]: 'False',
       [`${A}.entropy_coeff`]: '0',
-      [`${A}.optim.lr`]: '0.0003',
+      [`${A}.optim.lr`]: '0.0006',
       [`${A}.optim.betas`]: '[0.9,0.999]',
       [`${A}.optim.weight_decay`]: '0.01',
       [`${A}.grad_clip`]: '1',

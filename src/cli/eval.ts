@@ -6,6 +6,8 @@ import { batchSeed, evaluatePolicy } from '../rl/rollout';
 import { loadCheckpoint } from '../rl/run-checkpoint';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
+import { nodeHostLimits } from './resources';
+import { checkEvalResources, engineLimitsOf } from '../rl/resources';
 
 export const EVAL_FLAGS: Record<string, FlagSpec> = {
   checkpoint: { type: 'string', help: 'the .mlck file to evaluate (required)' },
@@ -38,10 +40,15 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
   if (temps.some((t) => !(t > 0) || !Number.isFinite(t))) throw new UsageError(`--temperatures: expected positive numbers, got ${JSON.stringify(flags.temperatures)}`);
   const k = (flags.k as number | undefined) ?? 8;
   const problemsN = (flags.problems as number | undefined) ?? cfg.eval.testProblems;
+  if (problemsN > cfg.data.testSize) throw new UsageError(`--problems: the test set has ${cfg.data.testSize} problems, asked for ${problemsN}`);
+  const batch = 128;
+  // Data and JS heap before the test set is built; the engine's limits once it is open (nothing allocated yet).
+  checkEvalResources(cfg, { problems: problemsN, k, batch }, { host: nodeHostLimits() });
   const ds = buildRunDataset(cfg);
   if (problemsN > ds.test.length) throw new UsageError(`--problems: the test set has ${ds.test.length} problems, asked for ${problemsN}`);
   const backend = await acquireBackend(backendChoice, { threads: flags.threads as number | undefined });
   try {
+    checkEvalResources(cfg, { problems: problemsN, k, batch }, { host: nodeHostLimits(), engine: engineLimitsOf(backend) });
     const policy = await backend.createPolicy(ck.model, 'eval');
     policy.setParams(ck.params);
     const rec = await evaluatePolicy(policy, ds.test.slice(0, problemsN), {
@@ -49,7 +56,7 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
       temperatures: temps,
       maxResponseLength: longestResponseLength(cfg),
       topP: cfg.rollout.topP,
-      batch: 128,
+      batch,
       seed: batchSeed((flags.seed as number | undefined) ?? 0, 4),
     });
     log(`${file}: ${problemsN} test problems × ${k} samples`);

@@ -14,6 +14,7 @@ import { parseFlags, UsageError, type FlagSpec, type Flags } from './args';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { readJsonFile } from './sft';
 import { train, TRAIN_FLAGS } from './train';
+import { checkSweepFits } from './resources';
 
 export const BACKENDS = ['auto', 'webgpu', 'wasm'];
 export const DEFAULT_SEED_BASE = 101;
@@ -117,7 +118,7 @@ export function readVariants(file: string): Record<string, Variant> {
   return out;
 }
 
-export const DEFAULT_DEPS: SweepDeps = { train, evaluate: evalCommand };
+export const DEFAULT_DEPS: SweepDeps = { train, evaluate: evalCommand, checkRuns: checkSweepFits };
 
 /** Summary of the runs so far: DIR/summary.json and DIR/summary.md (charts when final). */
 export async function writeSummary(

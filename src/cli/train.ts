@@ -17,6 +17,7 @@ import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { readJsonFile } from './sft';
+import { checkRunFits } from './resources';
 
 export const TRAIN_FLAGS: Record<string, FlagSpec> = {
   preset: { type: 'string', help: `run preset (default magic): ${presetNames().join(', ')}` },
@@ -148,8 +149,11 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     }
   }
 
+  // Data, heap and machine memory before an engine opens; the engine's limits once it has (nothing written or allocated yet).
+  checkRunFits(config);
   let backend = await acquireBackend(backendChoice, { threads: flags.threads as number | undefined });
   try {
+    checkRunFits(config, backend);
     let trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m) });
     mkdirSync(out, { recursive: true });
     const metricsFile = join(out, 'metrics.jsonl');

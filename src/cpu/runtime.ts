@@ -205,6 +205,11 @@ export class CpuRuntime {
     return rt;
   }
 
+  /** Bytes the allocator can hand out at most: the memory's maximum less the module's static data (src/rl/resources.ts checks a run against it). */
+  get memoryLimitBytes(): number {
+    return this.maxPages * PAGE - HEAP_BASE;
+  }
+
   /** `bytes` of zeroed memory, 64-byte aligned; returns the byte offset. */
   alloc(bytes: number): number {
     const size = Math.max(ALIGN, Math.ceil(bytes / ALIGN) * ALIGN);

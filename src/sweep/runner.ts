@@ -40,6 +40,11 @@ export interface SweepDeps {
   evaluate: EvalFn;
   /** Wall clock for the progress line's ETA (default Date.now). */
   now?: () => number;
+  /**
+   * Refuses (throws) when a planned run or its evaluations would not fit this machine or engine
+   * (src/cli/resources.ts checkSweepFits); called before the sweep writes anything.
+   */
+  checkRuns?: (runs: { preset: string; config: RunConfig }[], o: SweepOptions) => void | Promise<void>;
 }
 
 /** What makes a sweep the sweep it is (stored in OUT/sweep.json; a re-run must match it). */
@@ -599,6 +604,7 @@ export async function runSweep(
   onRunDone?: (results: RunResult[]) => void | Promise<void>,
 ): Promise<SweepOutcome> {
   const planned = planSweep(o);
+  await deps.checkRuns?.(planned, o);
   mkdirSync(o.out, { recursive: true });
   const unlockOut = lock(o.out);
   const root = runsRoot(o);

@@ -13,6 +13,7 @@
  */
 import { create } from 'zustand';
 import { getPreset, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
+import { browserHostLimits, checkRunResources } from '../rl/resources';
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
 import type { BackendChoice, EngineSummary, RunState } from '../worker/protocol';
 import { setPath } from './lib/fields';
@@ -160,7 +161,8 @@ export interface LabStore extends ConfigSlice, RunsSlice, LiveSlice, UiSlice, Re
 
 function validationError(cfg: RunConfig): string | null {
   try {
-    validateRunConfig(cfg);
+    // Fields, then what can be judged before an engine: distinct problems and the JS heap (the Worker checks the engine's limits at start).
+    checkRunResources(validateRunConfig(cfg), { host: browserHostLimits() }, { engineKnown: false });
     return null;
   } catch (e) {
     return (e as Error).message;

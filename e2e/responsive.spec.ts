@@ -42,3 +42,11 @@ for (const [name, width, height] of [
     await expect(page.getByTestId('chart-entropy')).toBeInViewport();
   });
 }
+
+test('phone 390×844: visual baseline of the stacked page', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openLab(page, '/?preset=magic-tiny');
+  await page.mouse.move(0, 0);
+  // The machine-specific engine panel is masked, as in e2e/visual.spec.ts.
+  await expect(page).toHaveScreenshot('phone.png', { fullPage: true, mask: [page.getByTestId('adapter')] });
+});

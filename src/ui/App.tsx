@@ -56,7 +56,7 @@ export function App() {
         <NoWebGpu reason={device.status === 'no-engine' ? device.reason : device.message} />
       ) : (
         <div className="layout">
-          <aside className="left">
+          <aside className="left" aria-label="Run controls, stages and configuration">
             <Controls />
             {shown('presets') && (
               <section className="panel">
@@ -84,7 +84,7 @@ export function App() {
               </>
             )}
           </div>
-          <aside className="right">
+          <aside className="right" aria-label="Runs, checkpoints and engine">
             {shown('runs') && <RunsPanel />}
             {shown('checkpoints') && <CheckpointPanel />}
             {device.status === 'ready' && shown('engine') && <DeviceInfo engine={device.engine} />}

@@ -1,3 +1,4 @@
+import { errorField, errorTarget } from '../lib/fielderror';
 import { CONFIG_FIELDS, GROUP_ORDER, GROUP_TITLES, type FieldGroup } from '../lib/fields';
 import { shownFor } from '../lib/teach';
 import { isLive, useLab } from '../store';
@@ -10,6 +11,8 @@ export function ConfigPanel() {
   const live = useLab((s) => isLive(s.runState));
   const error = useLab((s) => s.configError);
   const shown = shownFor(useLab((s) => s.hidden));
+  const focusField = useLab((s) => s.focusField);
+  const target = errorTarget(errorField(error));
   return (
     <section className="panel config" data-testid="config-panel">
       <h2>Configuration</h2>
@@ -17,6 +20,15 @@ export function ConfigPanel() {
       {error && (
         <p className="field-error" data-testid="config-error" role="alert">
           {error}
+          {/* The field itself carries the message too (ConfigField / StageRow); this takes you there. */}
+          {target && (
+            <>
+              {' '}
+              <button className="link" onClick={() => focusField(target)} data-testid="config-error-show">
+                Show the field
+              </button>
+            </>
+          )}
         </p>
       )}
       {GROUP_ORDER.filter((g) => shown(`config-${g}`)).map((g) => (

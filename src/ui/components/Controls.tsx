@@ -1,4 +1,5 @@
 import { pause, play, reset, singleStep } from '../lab';
+import { errorField, errorTarget } from '../lib/fielderror';
 import { isLive, useLab } from '../store';
 
 const STATE_TEXT: Record<string, string> = { idle: 'Ready', starting: 'Starting…', running: 'Training', paused: 'Paused', done: 'Done', error: 'Error' };
@@ -16,8 +17,12 @@ export function Controls() {
     const cfg = id && s.runs[id] ? s.runs[id].config : s.draft;
     return cfg.stages.every((st) => st.steps !== null) ? cfg.stages.reduce((a, st) => a + (st.steps ?? 0), 0) : null;
   });
+  const focusField = useLab((s) => s.focusField);
   const running = runState === 'running';
   const live = isLive(runState);
+  // Why Play cannot start a run, said on the button (title, description) and, for a config error, beside it with a way to the field.
+  const blocked = !ready ? 'The engine is not ready yet' : runState === 'starting' ? 'A run is starting (Reset cancels it)' : !live && configError ? `Fix the configuration first — ${configError}` : null;
+  const target = !live && configError ? errorTarget(errorField(configError)) : null;
   return (
     <section className="panel controls" data-testid="controls">
       <div className="buttons">
@@ -26,11 +31,24 @@ export function Controls() {
             ❚❚ Pause
           </button>
         ) : (
-          <button className="big primary" data-testid="play" onClick={play} disabled={!ready || (!live && !!configError) || runState === 'starting'} title={live ? 'Resume training' : 'Start a new run with this configuration'}>
+          <button
+            className="big primary"
+            data-testid="play"
+            onClick={play}
+            disabled={blocked !== null}
+            title={blocked ?? (live ? 'Resume training' : 'Start a new run with this configuration')}
+            aria-describedby={!live && configError ? 'play-blocked' : undefined}
+          >
             ▶ Play
           </button>
         )}
-        <button data-testid="step" onClick={singleStep} disabled={!ready || running || runState === 'starting' || (!live && !!configError)} title="Run exactly one training step, then pause">
+        <button
+          data-testid="step"
+          onClick={singleStep}
+          disabled={!ready || running || runState === 'starting' || (!live && !!configError)}
+          title={blocked ?? 'Run exactly one training step, then pause'}
+          aria-describedby={!live && configError ? 'play-blocked' : undefined}
+        >
           Step
         </button>
         <button
@@ -42,6 +60,19 @@ export function Controls() {
           Reset
         </button>
       </div>
+      {!live && configError && (
+        <p className="field-error small" id="play-blocked" data-testid="play-blocked">
+          Play is off until the configuration is valid: {configError}
+          {target && (
+            <>
+              {' '}
+              <button className="link" onClick={() => focusField(target)} data-testid="play-blocked-show">
+                Show the field
+              </button>
+            </>
+          )}
+        </p>
+      )}
       <div className="status">
         <span data-testid="run-state" data-state={runState} className={`state state-${runState}`}>
           {STATE_TEXT[runState]}

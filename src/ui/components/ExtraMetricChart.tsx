@@ -27,7 +27,7 @@ export function ExtraMetricChart({ keys, runs, smoothing, boundaries }: { keys: 
     [current.key, current.source],
   );
   const picker = (
-    <select className="extra-metric" value={refId(current)} onChange={(e) => setChosen(e.target.value)} data-testid="extra-metric" title="Metric to draw">
+    <select className="extra-metric" value={refId(current)} onChange={(e) => setChosen(e.target.value)} data-testid="extra-metric" title="Metric to draw" aria-label="Metric to draw">
       {keys.map((k) => (
         <option key={refId(k)} value={refId(k)}>
           {k.source === 'eval' ? `${k.key} (eval)` : k.key}

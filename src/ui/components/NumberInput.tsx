@@ -13,12 +13,17 @@ interface Props {
   testId?: string;
   title?: string;
   className?: string;
+  /** The element id (a <label htmlFor> names the field). */
+  id?: string;
+  /** Marked invalid (aria-invalid), described by the element with id `describedBy` (its error message). */
+  invalid?: boolean;
+  describedBy?: string;
 }
 
 const fmt = (v: number | null) => (v === null || Number.isNaN(v) ? '' : String(v));
 
 /** A number field that keeps what the user types (e.g. "0." or "") while reporting parsed values. */
-export function NumberInput({ value, onChange, nullable, placeholder, step, min, max, disabled, testId, title, className }: Props) {
+export function NumberInput({ value, onChange, nullable, placeholder, step, min, max, disabled, testId, title, className, id, invalid, describedBy }: Props) {
   const [text, setText] = useState(fmt(value));
   useEffect(() => {
     const parsed = text.trim() === '' ? null : Number(text);
@@ -28,6 +33,9 @@ export function NumberInput({ value, onChange, nullable, placeholder, step, min,
   return (
     <input
       type="number"
+      id={id}
+      aria-invalid={invalid || undefined}
+      aria-describedby={describedBy}
       className={className}
       value={text}
       step={step ?? 'any'}

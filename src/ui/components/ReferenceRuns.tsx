@@ -17,6 +17,7 @@ function ReferenceRow({ entry }: { entry: ReferenceIndexEntry }) {
           checked={selected}
           onChange={() => overlayReference(selected ? null : entry.name)}
           data-testid="reference-overlay"
+          aria-label={`Overlay the reference ${entry.title}`}
           title="Overlay this reference's mean curves and 95% bands on the charts"
         />
         <span className="run-name" title={entry.title} data-testid="reference-title">

@@ -15,13 +15,14 @@ export function RunRow({ run, colour }: { run: RunData; colour: string | null })
   return (
     <li className={`run${active ? ' active' : ''}`} data-testid="run-row" data-run-id={run.id}>
       <div className="run-line">
-        <input type="checkbox" checked={active || overlaid} disabled={active} onChange={() => toggleOverlay(run.id)} data-testid="run-overlay" title="Overlay this run on the charts" />
+        <input type="checkbox" checked={active || overlaid} disabled={active} onChange={() => toggleOverlay(run.id)} data-testid="run-overlay" title="Overlay this run on the charts" aria-label={`Overlay ${run.name} on the charts`} />
         {colour && <span className="swatch" style={{ background: colour }} />}
         {editing ? (
           <input
             autoFocus
             defaultValue={run.name}
             data-testid="run-name-input"
+            aria-label="Run name"
             onBlur={(e) => {
               renameRun(run.id, e.target.value);
               setEditing(false);

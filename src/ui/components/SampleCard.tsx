@@ -65,6 +65,23 @@ export function SampleCard(props: {
           const el = (e.target as HTMLElement).closest<HTMLElement>('[data-pos]');
           if (el && onPick) onPick(Number(el.dataset.pos));
         }}
+        // Keyboard: one token of the response is in the tab order; ← → move between tokens, Enter or Space shows its alternatives.
+        onKeyDown={(e) => {
+          const el = (e.target as HTMLElement).closest<HTMLElement>('[data-pos]');
+          if (!el) return;
+          if ((e.key === 'Enter' || e.key === ' ') && onPick) {
+            e.preventDefault();
+            onPick(Number(el.dataset.pos));
+          } else if (e.key === 'ArrowRight' || e.key === 'ArrowLeft' || e.key === 'Home' || e.key === 'End') {
+            const all = [...e.currentTarget.querySelectorAll<HTMLElement>('[data-pos]')];
+            const i = all.indexOf(el);
+            const next = all[e.key === 'Home' ? 0 : e.key === 'End' ? all.length - 1 : i + (e.key === 'ArrowRight' ? 1 : -1)];
+            if (next) {
+              e.preventDefault();
+              next.focus();
+            }
+          }
+        }}
       >
         {hasTokens ? (
           sample.tokens.map((t, i) => {
@@ -80,6 +97,8 @@ export function SampleCard(props: {
                 className={cls.join(' ')}
                 data-pos={i}
                 data-testid="token"
+                role={onPick ? 'button' : undefined}
+                tabIndex={onPick ? (i === (picked ?? 0) ? 0 : -1) : undefined}
                 style={scale ? tokenColours(scale.colour(v)) : undefined}
                 title={`${JSON.stringify(t)} at ${i}: p = ${fmt(Math.exp(sample.logp[i]))} (log p ${fmt(sample.logp[i])}), H = ${fmt(sample.entropy[i])} nats${sample.ratio ? `, ρ = ${fmt(sample.ratio[i])}` : ''}${forkSet.has(i) ? ', forking token' : ''}${clipped.has(i) ? ', clipped at the update' : ''} — click for the alternatives`}
               >

@@ -61,9 +61,21 @@ export interface ModelLimits {
 /** Largest context the fused per-row attention kernels support (scores live in registers). */
 export const MAX_CONTEXT_LENGTH = 1024;
 
+/** A bad value in a message: JSON, shortened to one readable line; one JSON cannot write (nested too deep, a bigint) by its kind. */
+function shown(v: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) return Array.isArray(v) ? 'a deeply nested array' : `a ${typeof v === 'object' && v !== null ? 'deeply nested object' : typeof v}`;
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
 function checkInt(cfg: Record<string, unknown>, field: string, min: number, max: number): void {
   const v = cfg[field];
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ConfigError(field, `must be a number, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ConfigError(field, `must be a number, got ${shown(v)}`);
   if (!Number.isInteger(v)) throw new ConfigError(field, `must be an integer, got ${v}`);
   if (v < min || v > max) throw new ConfigError(field, `must be between ${min} and ${max}, got ${v}`);
 }
@@ -95,10 +107,10 @@ export function validateModelConfig(input: unknown, limits?: ModelLimits): Model
     throw new ConfigError('nHeads', `head size dModel/nHeads must be at most 256, got ${(cfg.dModel as number) / (cfg.nHeads as number)}`);
   }
   if (cfg.norm !== 'rmsnorm' && cfg.norm !== 'layernorm') {
-    throw new ConfigError('norm', `must be "rmsnorm" or "layernorm", got ${JSON.stringify(cfg.norm)}`);
+    throw new ConfigError('norm', `must be "rmsnorm" or "layernorm", got ${shown(cfg.norm)}`);
   }
   if (typeof cfg.tiedEmbeddings !== 'boolean') {
-    throw new ConfigError('tiedEmbeddings', `must be true or false, got ${JSON.stringify(cfg.tiedEmbeddings)}`);
+    throw new ConfigError('tiedEmbeddings', `must be true or false, got ${shown(cfg.tiedEmbeddings)}`);
   }
   const out = cfg as unknown as ModelConfig;
   if (limits) checkModelFitsLimits(out, 1, limits);

@@ -275,7 +275,20 @@ type Rec = Record<string, unknown>;
 const isObj = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // NaN is what an emptied number field in the page reports: say so, not "got NaN".
-const describe = (v: unknown): string => (v === undefined ? 'nothing' : typeof v === 'number' ? (Number.isNaN(v) ? 'an empty field' : String(v)) : JSON.stringify(v));
+// Shortened (a field may hold a megabyte of junk: the message stays one readable line); a value JSON cannot write says its type.
+const describe = (v: unknown): string => {
+  if (v === undefined) return 'nothing';
+  if (typeof v === 'number') return Number.isNaN(v) ? 'an empty field' : String(v);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    text = undefined;
+  }
+  // Too deeply nested for JSON.stringify's recursion, or a function / symbol / bigint.
+  if (text === undefined) return Array.isArray(v) ? 'a deeply nested array' : `a ${typeof v === 'object' ? 'deeply nested object' : typeof v}`;
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+};
 
 function clone<T>(v: T): T {
   if (Array.isArray(v)) return v.map(clone) as T;
@@ -290,6 +303,13 @@ function clone<T>(v: T): T {
 /** Path with array indices replaced by [] to look up templates: stages[2].convergence → stages[].convergence. */
 const pattern = (path: string) => path.replace(/\[\d+\]/g, '[]');
 const join = (path: string, k: string) => (path ? `${path}.${k}` : k);
+
+/** An unknown key as a field path: quoted when it is not a plain name (`loss[""]`, `["a b"]`), shortened when long. */
+function unknownKey(path: string, k: string): string {
+  if (/^[A-Za-z_$][\w$]{0,63}$/.test(k)) return join(path, k);
+  const q = JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k);
+  return `${path}[${q}]`;
+}
 
 /** Array elements merge over these (a partial stage gets the template's nulls). */
 const ELEMENT_TEMPLATES: Record<string, unknown> = { 'stages[]': STAGE_TEMPLATE };
@@ -311,7 +331,7 @@ function merge(base: unknown, input: unknown, path: string): unknown {
   if (isObj(base)) {
     if (!isObj(input)) throw new ConfigError(path, `must be an object, got ${describe(input)}`);
     for (const k of Object.keys(input)) {
-      if (!Object.prototype.hasOwnProperty.call(base, k)) throw new ConfigError(join(path, k), `unknown field (known: ${Object.keys(base).join(', ')})`);
+      if (!Object.prototype.hasOwnProperty.call(base, k)) throw new ConfigError(unknownKey(path, k), `unknown field (known: ${Object.keys(base).join(', ')})`);
     }
     const out: Rec = {};
     for (const k of Object.keys(base)) out[k] = merge(base[k], input[k], join(path, k));
@@ -320,9 +340,12 @@ function merge(base: unknown, input: unknown, path: string): unknown {
   if (Array.isArray(base)) {
     if (!Array.isArray(input)) throw new ConfigError(path, `must be an array, got ${describe(input)}`);
     const tpl = ELEMENT_TEMPLATES[`${pat}[]`];
-    return input.map((el, i) => (tpl === undefined ? clone(el) : merge(tpl, el, `${path}[${i}]`)));
+    return input.map((el, i) => (tpl === undefined ? el : merge(tpl, el, `${path}[${i}]`)));
   }
-  return clone(input);
+  // Leaves (and the elements of template-less arrays) are numbers, strings, booleans or null: taken
+  // as given, not cloned, so an object nested 100,000 deep where a number goes is refused by the
+  // checks instead of overflowing the stack here.
+  return input;
 }
 
 interface Range {

@@ -7,6 +7,7 @@
  */
 import { presetNames, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { loadCheckpoint } from '../rl/run-checkpoint';
+import { browserHostLimits, checkRunResources } from '../rl/resources';
 import { LabClient } from '../worker/client';
 import type { FromWorker, TokenProbsAnswer, ToWorker } from '../worker/protocol';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
@@ -393,7 +394,7 @@ export function editStages(stages: StageConfig[]) {
   const id = s.liveRunId;
   if (!id || !isLive(s.runState) || !s.runs[id]) return;
   try {
-    validateRunConfig({ ...s.runs[id].config, stages });
+    checkRunResources(validateRunConfig({ ...s.runs[id].config, stages }), { host: browserHostLimits() }, { engineKnown: false });
   } catch {
     return; // the config panel shows the error; nothing is sent until it is valid
   }

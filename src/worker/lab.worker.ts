@@ -112,6 +112,8 @@ async function applyPending() {
     const s = pendingStages;
     pendingStages = null;
     try {
+      // A later stage's larger batch or length must fit the engine too (its plans are built when the stage starts).
+      if (backend) checkRunResources(validateRunConfig({ ...trainer.config, stages: s }), { engine: engineLimitsOf(backend), host: browserHostLimits() });
       trainer.setStages(s);
     } catch (e) {
       post({ type: 'error', message: `Stage edit rejected: ${errMsg(e)}` });

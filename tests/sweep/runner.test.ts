@@ -266,7 +266,7 @@ describe('sweep runner (fake train and eval)', () => {
     const staleArgs = [...args(join(root, 'stale')).map((a) => (a === 'magic-tiny,grpo-tiny' ? 'magic-tiny' : a)), '--runs', join(out, 'runs')];
     const stale = await sweep(staleArgs, () => {}, { train: fakeTrain(), evaluate: fakeEval() }).catch((e) => e);
     expect(stale).toBeInstanceOf(UsageError);
-    expect(stale.message).toMatch(/magic-tiny.seed-1 holds a magic-tiny run trained with another update\.lr \(0\.123 there, 0\.0003 now: its defaults changed since\)/);
+    expect(stale.message).toMatch(/magic-tiny.seed-1 holds a magic-tiny run trained with another update\.lr \(0\.123 there, 0\.0006 now: its defaults changed since\)/);
 
     // Bad files: one line naming the label or field, exit 2.
     const bad: [unknown, RegExp][] = [

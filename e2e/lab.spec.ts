@@ -40,7 +40,9 @@ test('trains a tiny preset: one step, then play to the end; charts and rollouts 
   // The reward chart also has the held-out evaluation of the start weights, at step 0.
   await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '5', { timeout: 10_000 });
   // Stage boundary and the entropy target are drawn.
-  await expect(page.getByTestId('chart-entropy').locator('.recharts-reference-line')).toHaveCount(2);
+  // One stage switch (at the shortened stage 2's start) and the entropy target; event marks are counted apart.
+  await expect(page.getByTestId('chart-entropy').locator('.stage-mark')).toHaveCount(1);
+  await expect(page.getByTestId('chart-entropy').locator('.recharts-reference-line:not(.event-mark)')).toHaveCount(2);
   // Held-out evaluation at both temperatures is in the legend.
   await expect(page.getByTestId('chart-reward')).toContainText('avg@2 τ=0.6');
   await expect(page.getByTestId('chart-reward')).toContainText('pass@2 τ=1');
@@ -87,7 +89,9 @@ test('pause, resume, and a live edit of a future stage', async ({ page }) => {
   await waitForState(page, 'running');
   await waitForState(page, 'done', 120_000);
   await expect(page.getByTestId('step-counter')).toHaveText('33');
-  await expect(page.getByTestId('chart-entropy').locator('.recharts-reference-line')).toHaveCount(2);
+  // One stage switch (at the shortened stage 2's start) and the entropy target; event marks are counted apart.
+  await expect(page.getByTestId('chart-entropy').locator('.stage-mark')).toHaveCount(1);
+  await expect(page.getByTestId('chart-entropy').locator('.recharts-reference-line:not(.event-mark)')).toHaveCount(2);
 });
 
 test('checkpoints: save, download, reload the page, load and continue the run', async ({ page }) => {

@@ -274,10 +274,10 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         {hasRight && <YAxis yAxisId="r" orientation="right" domain={RIGHT_DOMAIN} interval={0} tick={AxisTick} width={30} />}
         {hover && <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />}
         {stageLines.map((b) => (
-          <ReferenceLine key={b.step} yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: STAGE_LABEL_POSITION, content: stageLabel(b.stage) }} />
+          <ReferenceLine key={b.step} className="stage-mark" yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: STAGE_LABEL_POSITION, content: stageLabel(b.stage) }} />
         ))}
         {eventLines.map(({ e, slot }) => (
-          <ReferenceLine key={`${e.kind}@${e.step}`} yAxisId="l" x={e.step} stroke={EVENT_COLOURS[e.kind]} strokeOpacity={0.7} strokeDasharray="2 3" label={{ position: EVENT_LABEL_POSITION, content: eventLabel(e, slot) }} />
+          <ReferenceLine key={`${e.kind}@${e.step}`} className="event-mark" yAxisId="l" x={e.step} stroke={EVENT_COLOURS[e.kind]} strokeOpacity={0.7} strokeDasharray="2 3" label={{ position: EVENT_LABEL_POSITION, content: eventLabel(e, slot) }} />
         ))}
         {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={TARGET_LABEL} />}
         {refParts}

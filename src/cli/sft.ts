@@ -2,8 +2,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../model/config';
+import { DivergenceError } from '../rl/divergence';
 import { runSft, validateSftConfig, type SftConfig } from '../rl/sft';
-import { parseFlags, UsageError, type FlagSpec } from './args';
+import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 
 export const SFT_FLAGS: Record<string, FlagSpec> = {
@@ -72,7 +73,10 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
         mkdirSync(dirname(out), { recursive: true });
         writeFileSync(`${out}.step${step}`, bytes);
       },
-    }, resume, flags.resume === undefined ? undefined : String(flags.resume));
+    }, resume, flags.resume === undefined ? undefined : String(flags.resume)).catch((e: unknown) => {
+      if (e instanceof DivergenceError) throw new RunFailure(`${e.message}; not saved — continue from the last snapshot (${out}.stepN, written every evalEvery steps) with --resume`);
+      throw e;
+    });
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, res.checkpoint);
     log(`wrote ${out} (${res.checkpoint.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);

@@ -98,7 +98,13 @@ const FIELD_CHECKS: Record<keyof TrainerState, (v: unknown, cfg: RunConfig) => s
     return null;
   },
   elapsedMs: (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? null : `must be a non-negative number, got ${show(v)}`),
+  // Written only while a streak runs (1 … K−1: at K the run stopped and saved nothing).
+  nonfiniteStreak: (v, cfg) =>
+    Number.isInteger(v) && (v as number) >= 1 && (v as number) < cfg.update.maxNonfiniteSteps ? null : `must be an integer from 1 to ${cfg.update.maxNonfiniteSteps - 1} (update.maxNonfiniteSteps − 1), got ${show(v)}`,
 };
+
+/** Fields a state may leave out (absent = their zero). */
+const OPTIONAL_FIELDS = new Set<string>(['nonfiniteStreak']);
 
 function countsPerPrompt(v: unknown, n: number): string | null {
   if (!Array.isArray(v) || v.length !== n) return `must hold a count per training prompt (${n}), got ${Array.isArray(v) ? `${v.length} values` : show(v)}`;
@@ -116,7 +122,10 @@ export function checkRunState(value: unknown, ckpt: CheckpointContents, cfg: Run
   if (!isObject(value)) throw new CheckpointError(source, `run state (meta.state) must be an object, got ${show(value)}`);
   for (const k of Object.keys(value)) if (!Object.prototype.hasOwnProperty.call(FIELD_CHECKS, k)) throw bad(k, 'is not a field of the run state (a newer MAGIC Lab, or an edited file)');
   for (const [k, check] of Object.entries(FIELD_CHECKS)) {
-    if (!(k in value)) throw bad(k, 'is missing');
+    if (!(k in value)) {
+      if (OPTIONAL_FIELDS.has(k)) continue;
+      throw bad(k, 'is missing');
+    }
     const what = check(value[k], cfg);
     if (what !== null) throw bad(k, what);
   }

@@ -5,6 +5,7 @@
  * imperfect (arithmetic slips that reach the answer, repeated steps that overrun short limits),
  * with cross-entropy on the response tokens only.
  */
+import { DivergenceError, nonfiniteQuantity } from './divergence';
 import { encodeCheckpoint } from '../model/checkpoint';
 import { ConfigError, validateModelConfig, type ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
@@ -15,6 +16,9 @@ import { TASK_FAMILIES, type TaskFamily } from './config';
 import { batchSeed, evaluatePolicy } from './rollout';
 import { loadCheckpoint } from './run-checkpoint';
 
+
+/** Non-finite SFT steps in a row that stop the run (as update.maxNonfiniteSteps does for RL). */
+export const SFT_MAX_NONFINITE = 3;
 export interface SftConfig {
   seed: number;
   model: ModelConfig;
@@ -197,6 +201,7 @@ export async function runSft(
       batch: Math.max(cfg.batch, 64),
       seed: batchSeed(cfg.seed, 8),
     });
+  let nonfiniteStreak = 0;
   for (let step = first; step <= cfg.steps; step++) {
     const t0 = performance.now();
     const seqs: { prompt: number[]; response: number[] }[] = [];
@@ -221,6 +226,15 @@ export async function runSft(
     });
     const batch = { rows: cfg.batch, T, temperature: 1, tokens: tok, targets: tgt, mask, weights: mask.map((m) => m / count) };
     const stats = await policy.update(batch, { kind: 'ce' }, { step, adamw: { ...adamw, lr: sftLearningRate(cfg, step) } });
+    // The engine rejected a non-finite step (weights and moments untouched); SFT_MAX_NONFINITE in a row stop the run.
+    // (AdamW's t still counts the rejected step here: SFT's t is its step, which its snapshots store.)
+    if (stats.applied === false) {
+      if (++nonfiniteStreak >= SFT_MAX_NONFINITE) {
+        const { quantity, value } = nonfiniteQuantity(stats);
+        policy.destroy();
+        throw new DivergenceError(step, quantity, value, nonfiniteStreak);
+      }
+    } else nonfiniteStreak = 0;
     hooks.onStep?.({ step, loss: stats.loss, tokensPerS: (cfg.batch * T) / ((performance.now() - t0) / 1000) });
     if (cfg.evalEvery > 0 && step % cfg.evalEvery === 0 && step < cfg.steps) {
       const ev = await evaluate();

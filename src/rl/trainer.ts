@@ -67,6 +67,12 @@ export interface TrainerState {
   offline: OfflineFilterReport | null;
   /** Training wall time so far (ms), excluding evaluations. */
   elapsedMs: number;
+  /**
+   * Optimizer steps rejected as non-finite in a row, so a resumed run stops after the same
+   * update.maxNonfiniteSteps as an unbroken one. Absent while 0 (older files and finite runs
+   * keep their exact bytes).
+   */
+  nonfiniteStreak?: number;
 }
 
 export interface TrainStepResult {
@@ -357,8 +363,6 @@ export class MagicTrainer {
     return { lr: u.lr, beta1: u.beta1, beta2: u.beta2, eps: 1e-8, weightDecay: u.weightDecay, maxGradNorm: u.gradClip ?? Infinity };
   }
 
-  /** Optimizer steps rejected as non-finite in a row (in memory only: a resumed run counts from 0). */
-  private nonfiniteStreak = 0;
   /** Set when the run stopped on divergence: its state is mid-step, so nothing more runs or saves. */
   private diverged: DivergenceError | null = null;
 
@@ -548,13 +552,15 @@ export class MagicTrainer {
       this.state.adamStep++;
       const st = await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions() });
       stats.push(st);
-      if (st.applied) this.nonfiniteStreak = 0;
+      if (st.applied) delete this.state.nonfiniteStreak;
       else {
         // Rejected (non-finite loss or grad norm): weights and moments are untouched, so t stays too.
         this.state.adamStep--;
-        if (++this.nonfiniteStreak >= cfg.update.maxNonfiniteSteps) {
+        const streak = (this.state.nonfiniteStreak ?? 0) + 1;
+        this.state.nonfiniteStreak = streak;
+        if (streak >= cfg.update.maxNonfiniteSteps) {
           const { quantity, value } = nonfiniteQuantity(st);
-          this.diverged = new DivergenceError(step, quantity, value, this.nonfiniteStreak);
+          this.diverged = new DivergenceError(step, quantity, value, streak);
           throw this.diverged;
         }
       }

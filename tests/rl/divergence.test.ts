@@ -13,6 +13,7 @@ import { ConfigError } from '../../src/model/config';
 import { wasmBackend, type WasmBackend } from '../../src/model/cpu-policy';
 import type { Backend, UpdateBatch } from '../../src/model/engine';
 import { DEFAULT_RUN_CONFIG, getPreset, presetNames, validateRunConfig, type RunConfig } from '../../src/rl/config';
+import { decodeCheckpoint, encodeCheckpoint } from '../../src/model/checkpoint';
 import { DivergenceError } from '../../src/rl/divergence';
 import { MagicTrainer } from '../../src/rl/trainer';
 
@@ -116,6 +117,27 @@ describe('MagicTrainer with non-finite steps (CPU engine)', () => {
     t.destroy();
   });
 
+  it('the streak is part of the run state: a run resumed mid-streak stops after the same K', async () => {
+    // N_SGD = 2, K = 3: both updates of step 2 rejected (streak 2), checkpoint, then the first update after the resume.
+    const cfg = config(3);
+    const t = await MagicTrainer.create(injecting(await cpu(), (c) => (c === 3 || c === 4 ? { advantage: NaN } : null)), cfg);
+    await t.trainStep();
+    expect((await t.trainStep()).record['actor/nonfinite_steps']).toBe(2);
+    const bytes = await t.saveCheckpoint();
+    t.destroy();
+    expect((decodeCheckpoint(bytes).meta.state as { nonfiniteStreak?: number }).nonfiniteStreak).toBe(2);
+    const resumed = await MagicTrainer.create(injecting(await cpu(), (c) => (c === 1 ? { advantage: NaN } : null)), cfg, { checkpoint: bytes });
+    const err = (await resumed.trainStep().catch((e: unknown) => e)) as DivergenceError;
+    expect(err).toBeInstanceOf(DivergenceError);
+    expect([err.step, err.consecutive]).toEqual([3, 3]);
+    resumed.destroy();
+
+    // A streak at or past K (a stopped run saves nothing, so only an edited file holds one) is refused, naming the field.
+    const ck = decodeCheckpoint(bytes);
+    const edited = encodeCheckpoint({ ...ck, meta: { ...ck.meta, state: { ...(ck.meta.state as object), nonfiniteStreak: 3 } } });
+    await expect(MagicTrainer.create(await cpu(), cfg, { checkpoint: edited })).rejects.toThrow(/run state nonfiniteStreak must be an integer from 1 to 2/);
+  });
+
   it('a run whose steps are all finite counts 0 and is what it was without the check', async () => {
     const t = await MagicTrainer.create(injecting(await cpu(), () => null), config(1));
     for (let i = 0; i < 3; i++) {
@@ -124,6 +146,8 @@ describe('MagicTrainer with non-finite steps (CPU engine)', () => {
       expect(Number.isFinite(r.record['actor/grad_norm'])).toBe(true);
     }
     expect(t.optimizerSteps).toBe(6);
+    // No streak, no field: a finite run's checkpoint is byte for byte what it was before the field existed.
+    expect('nonfiniteStreak' in (decodeCheckpoint(await t.saveCheckpoint()).meta.state as object)).toBe(false);
     t.destroy();
   });
 });

@@ -4,7 +4,7 @@
  * DIR/checkpoint.mlck (the latest full run state). All flags and the config are validated
  * before anything is written.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint, NonFiniteWeightsError } from '../model/checkpoint';
@@ -18,6 +18,61 @@ import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { readJsonFile } from './sft';
 import { checkRunFits } from './resources';
+
+
+/**
+ * A write to the run directory failed (full disk, quota, read-only or vanished file system): the
+ * user's to fix, so a usage error (exit 2, one line); mid-run it also names the last checkpoint.
+ */
+class RunFileWriteError extends UsageError {
+  constructor(
+    readonly file: string,
+    readonly cause: NodeJS.ErrnoException,
+  ) {
+    super(`writing ${file} failed: ${describeFsError(cause)}`);
+  }
+}
+
+function describeFsError(e: NodeJS.ErrnoException): string {
+  const why: Record<string, string> = {
+    ENOSPC: 'no space left on the disk',
+    EDQUOT: 'the disk quota is used up',
+    EROFS: 'the file system is read-only',
+    EACCES: 'permission denied',
+    EPERM: 'not permitted',
+    EIO: 'an I/O error',
+    ENOENT: 'the directory is gone',
+  };
+  return e.code ? `${why[e.code] ?? e.message} (${e.code})` : e.message;
+}
+
+/** Runs one write to `file`; a file-system failure becomes a RunFileWriteError naming it. */
+function writing<T>(file: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e && typeof e === 'object' && typeof (e as NodeJS.ErrnoException).code === 'string') throw new RunFileWriteError(file, e as NodeJS.ErrnoException);
+    throw e;
+  }
+}
+
+/** Replaces `file` whole (temp file + rename): a failed write leaves the old contents. */
+function replaceFile(file: string, text: string | Uint8Array): void {
+  const tmp = `${file}.tmp`;
+  writing(file, () => {
+    try {
+      writeFileSync(tmp, text);
+    } catch (e) {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // the temp file is only ever renamed over a good one; a leftover is harmless
+      }
+      throw e;
+    }
+    renameSync(tmp, file);
+  });
+}
 
 export const TRAIN_FLAGS: Record<string, FlagSpec> = {
   preset: { type: 'string', help: `run preset (default magic): ${presetNames().join(', ')}` },
@@ -168,19 +223,20 @@ export async function train(argv: string[], log: (s: string) => void = console.l
         const keep = records.map((r, i) => ({ r, line: lines[i] })).filter(({ r }) => ((r.step as number | undefined) ?? 0) <= step);
         // A finished run resumed again already has its final evaluation: do not append a second one.
         if (f === metricsFile && keep.some(({ r }) => r.type === 'eval' && r.step === step)) evaluatedAt = step;
-        writeFileSync(f, keep.map(({ line }) => line + '\n').join(''));
+        // Whole or not at all: a full disk here must not cut the journal short.
+        replaceFile(f, keep.map(({ line }) => line + '\n').join(''));
       }
     };
     if (resume) {
       cutJournals(trainer.step);
     } else {
-      writeFileSync(join(out, 'config.json'), JSON.stringify(trainer.config, null, 2) + '\n');
-      writeFileSync(metricsFile, '');
-      writeFileSync(samplesFile, '');
+      replaceFile(join(out, 'config.json'), JSON.stringify(trainer.config, null, 2) + '\n');
+      replaceFile(metricsFile, '');
+      replaceFile(samplesFile, '');
     }
     log(`training ${resume ? 'resumed' : 'started'} in ${out} on ${backend.description}${checkpoint && !resume ? ' from the base checkpoint' : resume ? ` at step ${trainer.step}` : ' from random init'}`);
     const writeEval = (rec: EvalRecord) => {
-      appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n');
+      writing(metricsFile, () => appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n'));
       log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/')).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
     };
     let savedStep = resume ? trainer.step : -1;
@@ -193,9 +249,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
         const last = savedStep >= 0 ? `the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step ${savedStep})` : 'no checkpoint was written before it';
         throw new RunFailure(`the run diverged by step ${trainer.step} (${e.message}); not saved — ${last}`);
       }
-      const tmp = join(out, 'checkpoint.mlck.tmp');
-      writeFileSync(tmp, bytes);
-      renameSync(tmp, join(out, 'checkpoint.mlck')); // atomic: a crash never leaves a half-written checkpoint
+      replaceFile(join(out, 'checkpoint.mlck'), bytes); // atomic: a crash or full disk never leaves a half-written checkpoint
       savedStep = trainer.step;
     };
     let lastEval: EvalRecord | null = null;
@@ -248,8 +302,8 @@ export async function train(argv: string[], log: (s: string) => void = console.l
         while (!trainer.done && (maxSteps === undefined || trainer.step < maxSteps)) {
           const stageBefore = trainer.stage;
           const res = await trainer.trainStep();
-          appendFileSync(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n');
-          for (const s of res.samples) appendFileSync(samplesFile, JSON.stringify(s) + '\n');
+          writing(metricsFile, () => appendFileSync(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n'));
+          writing(samplesFile, () => appendFileSync(samplesFile, res.samples.map((s) => JSON.stringify(s) + '\n').join('')));
           if (res.eval) {
             lastEval = res.eval;
             evaluatedAt = trainer.step;
@@ -272,6 +326,12 @@ export async function train(argv: string[], log: (s: string) => void = console.l
         break;
       } catch (e) {
         // Non-finite steps in a row (src/rl/divergence.ts): nothing from the failed step is saved.
+        // A full disk (or any failed write to DIR) stops the run; the journals' partial last line, if
+        // any, is dropped by --resume, and the checkpoint on disk is the last one written whole.
+        if (e instanceof RunFileWriteError) {
+          const last = savedStep >= 0 ? `the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step ${savedStep}): fix it and continue with magic-lab train --resume ${out}` : 'no checkpoint was written yet: fix it and start the run again';
+          throw new UsageError(`${e.message}; the run stopped at step ${trainer.step} — ${last}`);
+        }
         if (e instanceof DivergenceError) {
           const last = savedStep >= 0 ? `the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step ${savedStep})` : 'no checkpoint was written before it';
           throw new RunFailure(`${e.message}; stopped, not saved — ${last}`);

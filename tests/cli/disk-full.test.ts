@@ -1,0 +1,105 @@
+/**
+ * `magic-lab train` on a disk that fills up mid-run (issue #13): the write that fails is named in
+ * one line, exit 2, with the last good checkpoint; what is on disk stays resumable — a journal
+ * line cut by the full disk is dropped by `--resume`, a checkpoint write that fails leaves the
+ * previous checkpoint whole — and the resumed run ends with the same records as one that never
+ * stopped. The failures are injected under the CLI by mocking node:fs (this file has its own
+ * module graph): ENOSPC after half of a chosen journal line, or on a chosen checkpoint write.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+
+/** The failure to inject next (null: none). */
+let fail: { journalRecord: string } | { checkpointSave: number } | null = null;
+let checkpointSaves = 0;
+
+const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const appendFileSync: typeof fs.appendFileSync = (file, data, opts) => {
+    const text = String(data);
+    if (fail && 'journalRecord' in fail && text.startsWith(fail.journalRecord)) {
+      fail = null;
+      fs.appendFileSync(file, text.slice(0, Math.floor(text.length / 2)), opts); // the disk took half the line
+      throw enospc();
+    }
+    return fs.appendFileSync(file, data, opts);
+  };
+  const writeFileSync: typeof fs.writeFileSync = (file, data, opts) => {
+    if (String(file).endsWith('checkpoint.mlck.tmp') && fail && 'checkpointSave' in fail && ++checkpointSaves === fail.checkpointSave) {
+      fail = null;
+      fs.writeFileSync(file, (data as Uint8Array).subarray(0, 100), opts);
+      throw enospc();
+    }
+    return fs.writeFileSync(file, data, opts);
+  };
+  return { ...fs, default: { ...fs, appendFileSync, writeFileSync }, appendFileSync, writeFileSync };
+});
+
+const { main } = await import('../../src/cli/main');
+const { decodeCheckpoint } = await import('../../src/model/checkpoint');
+
+async function run(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** metrics.jsonl without the wall-clock fields (they differ between any two runs). */
+const journal = (dir: string) =>
+  readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('timing') && !k.startsWith('perf/') && k !== 'time_ms')));
+
+describe('magic-lab train on a full disk', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'magic-enospc-'));
+  const cfg = join(dir, 'config.json');
+  writeFileSync(cfg, JSON.stringify({ stages: [{ maxResponseLength: 12, steps: 6 }], eval: { everySteps: 3, k: 2, temperatures: [1], testProblems: 2 }, checkpoint: { everySteps: 2 } }));
+  const common = ['--preset', 'magic-tiny', '--config', cfg, '--backend', 'wasm', '--threads', '1', '--quiet'];
+
+  it('a journal write: exit 2, one line naming the file and the last checkpoint; --resume finishes the same run', async () => {
+    const clean = join(dir, 'clean');
+    expect((await run('train', ...common, '--out', clean)).code).toBe(0);
+
+    fail = { journalRecord: '{"type":"step","step":5,' };
+    const out = join(dir, 'journal');
+    const r = await run('train', ...common, '--out', out);
+    expect(fail).toBeNull(); // the failure was injected
+    expect(r.code, r.err).toBe(2);
+    expect(r.err.split('\n')).toHaveLength(1);
+    expect(r.err).toBe(
+      `magic-lab train: writing ${join(out, 'metrics.jsonl')} failed: no space left on the disk (ENOSPC); the run stopped at step 5 — the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step 4): fix it and continue with magic-lab train --resume ${out}`,
+    );
+    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').endsWith('\n')).toBe(false); // the half line is there
+
+    const resumed = await run('train', '--resume', out, '--backend', 'wasm', '--threads', '1', '--quiet');
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.out).toContain('dropped a partial last record');
+    expect(journal(out)).toEqual(journal(clean));
+  });
+
+  it('a checkpoint write: the previous checkpoint stays whole, no temp file is left, and --resume goes on from it', async () => {
+    checkpointSaves = 0;
+    fail = { checkpointSave: 2 }; // the saves are at steps 2, 4, 6: the one at step 4 fails
+    const out = join(dir, 'checkpoint');
+    const r = await run('train', ...common, '--out', out);
+    expect(fail).toBeNull();
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toBe(
+      `magic-lab train: writing ${join(out, 'checkpoint.mlck')} failed: no space left on the disk (ENOSPC); the run stopped at step 4 — the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step 2): fix it and continue with magic-lab train --resume ${out}`,
+    );
+    expect(existsSync(join(out, 'checkpoint.mlck.tmp'))).toBe(false);
+    const kept = decodeCheckpoint(new Uint8Array(readFileSync(join(out, 'checkpoint.mlck'))));
+    expect((kept.meta.state as { step: number }).step).toBe(2);
+
+    const resumed = await run('train', '--resume', out, '--backend', 'wasm', '--threads', '1', '--quiet');
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(journal(out)).toEqual(journal(join(dir, 'clean')));
+  });
+});

@@ -4,8 +4,8 @@
  * DIR/checkpoint.mlck (the latest full run state). All flags and the config are validated
  * before anything is written.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint, NonFiniteWeightsError } from '../model/checkpoint';
 import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl/config';
@@ -53,6 +53,26 @@ function writing<T>(file: string, f: () => T): T {
   } catch (e) {
     if (e && typeof e === 'object' && typeof (e as NodeJS.ErrnoException).code === 'string') throw new RunFileWriteError(file, e as NodeJS.ErrnoException);
     throw e;
+  }
+}
+
+/**
+ * The run directory can be made and written: checked before an engine opens or anything is
+ * written, so a path that is a file, under a file, or not writable is one line (exit 2).
+ */
+function checkOutDir(dir: string, flag: string): void {
+  let probe = resolve(dir);
+  while (!existsSync(probe)) {
+    const up = dirname(probe);
+    if (up === probe) break;
+    probe = up;
+  }
+  const st = statSync(probe);
+  if (!st.isDirectory()) throw new UsageError(probe === resolve(dir) ? `${flag}: ${dir} is a file, not a directory` : `${flag}: cannot create ${dir}: ${probe} is a file`);
+  try {
+    accessSync(probe, fsConstants.W_OK | fsConstants.X_OK);
+  } catch (e) {
+    throw new UsageError(`${flag}: cannot write in ${probe} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
 }
 
@@ -163,6 +183,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     if (ck.meta.kind !== 'magic-lab-run') throw new UsageError(`--resume: ${file} is not a run checkpoint`);
     config = runCheckpointConfig(ck, file); // a bad meta.config: one line naming the file and the field
     out = resume;
+    checkOutDir(out, '--resume');
   } else {
     const presetName = String(flags.preset ?? 'magic');
     let preset: RunConfig;
@@ -195,6 +216,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
       throw new UsageError(`--base: ${base} does not exist`);
     }
     out = String(flags.out ?? join('runs', `${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+    checkOutDir(out, flags.out === undefined ? 'the run directory' : '--out');
     if (existsSync(join(out, 'checkpoint.mlck'))) throw new UsageError(`--out: ${out} already holds a run; use --resume ${out} to continue it`);
     // Records without a checkpoint: a run that stopped before its first one. Never overwrite them silently.
     for (const f of ['metrics.jsonl', 'samples.jsonl']) {
@@ -210,7 +232,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
   try {
     checkRunFits(config, backend);
     let trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m) });
-    mkdirSync(out, { recursive: true });
+    writing(out, () => mkdirSync(out, { recursive: true }));
     const metricsFile = join(out, 'metrics.jsonl');
     const samplesFile = join(out, 'samples.jsonl');
     let evaluatedAt = -1;

@@ -103,3 +103,20 @@ describe('magic-lab train on a full disk', () => {
     expect(journal(out)).toEqual(journal(join(dir, 'clean')));
   });
 });
+
+describe('magic-lab train: a run directory that cannot be made', () => {
+  it('a file, or a path under a file: exit 2, one line, before anything is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'magic-outdir-'));
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    const common = ['--preset', 'magic-tiny', '--backend', 'wasm', '--threads', '1', '--steps', '1', '--quiet'];
+    const a = await run('train', ...common, '--out', file);
+    expect([a.code, a.err]).toEqual([2, `magic-lab train: --out: ${file} is a file, not a directory`]);
+    const b = await run('train', ...common, '--out', join(file, 'run'));
+    expect([b.code, b.err]).toEqual([2, `magic-lab train: --out: cannot create ${join(file, 'run')}: ${file} is a file`]);
+    expect(readFileSync(file, 'utf8')).toBe('x');
+    const c = await run('train', '--resume', file, '--backend', 'wasm');
+    expect(c.code).toBe(2);
+    expect(c.err.split('\n')).toHaveLength(1);
+  });
+});

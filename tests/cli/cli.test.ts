@@ -3,15 +3,11 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cliRunner } from './harness';
 import { main } from '../../src/cli/main';
 import { assembleCheckpoint, decodeCheckpoint, encodeCheckpoint, splitCheckpoint } from '../../src/model/checkpoint';
 
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = cliRunner(main);
 
 describe('magic-lab usage errors', () => {
   const dir = mkdtempSync(join(tmpdir(), 'magic-cli-'));

@@ -9,14 +9,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cliRunner } from './harness';
 import { main } from '../../src/cli/main';
 
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = cliRunner(main);
 
 interface StepRec {
   type: string;

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { cliRunner } from './harness';
 
 /** The failure to inject next (null: none). */
 let fail: { journalRecord: string } | { checkpointSave: number } | null = null;
@@ -42,12 +43,7 @@ vi.mock('node:fs', async (importOriginal) => {
 const { main } = await import('../../src/cli/main');
 const { decodeCheckpoint } = await import('../../src/model/checkpoint');
 
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = cliRunner(main);
 
 /** metrics.jsonl without the wall-clock fields (they differ between any two runs). */
 const journal = (dir: string) =>

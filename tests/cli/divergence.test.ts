@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { cliRunner } from './harness';
 import type { Backend, UpdateBatch } from '../../src/model/engine';
 
 /** First actor update call (1-based, counted per acquired backend) that is made non-finite; Infinity = none. */
@@ -42,12 +43,7 @@ vi.mock('../../src/cli/backend', async (importOriginal) => {
 const { main } = await import('../../src/cli/main');
 const { decodeCheckpoint } = await import('../../src/model/checkpoint');
 
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = cliRunner(main);
 
 const records = (dir: string) =>
   readFileSync(join(dir, 'metrics.jsonl'), 'utf8')

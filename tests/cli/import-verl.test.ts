@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { cliRunner } from './harness';
 import { main } from '../../src/cli/main';
 import { getPreset } from '../../src/rl/config';
 import { parseRunFile } from '../../src/ui/lib/runfile';
@@ -10,12 +11,7 @@ import { parseRunFile } from '../../src/ui/lib/runfile';
 const FIX = join(__dirname, '..', 'verl', 'fixtures');
 const dir = mkdtempSync(join(tmpdir(), 'magic-import-verl-'));
 
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n'), errLines: err };
-}
+const run = cliRunner(main);
 
 describe('magic-lab import-verl', () => {
   it('writes a run file the page reads: steps, mapped evals, warnings on stderr as file:line', async () => {

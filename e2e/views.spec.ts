@@ -74,3 +74,14 @@ test('an overlaid run with another eval k draws and labels its own held-out seri
   expect(h).toBeGreaterThan(2 * (chartBox.height + 60));
   expect(png).toMatchSnapshot('png-reward.png', { maxDiffPixelRatio: 0.0005 });
 });
+
+test('an all-zero series keeps a 0–1 axis: on-policy clip fractions are 0 by construction, not a scale up to 4', async ({ page }) => {
+  await openLab(page, '/?preset=magic-tiny');
+  await page.getByTestId('play').click();
+  await waitForState(page, 'done');
+  const chart = page.getByTestId('chart-clipfrac');
+  await expect(chart).toHaveAttribute('data-points', '4', { timeout: 10_000 });
+  const yTicks = chart.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value');
+  await expect(yTicks.last()).toHaveText('1');
+  await expect(page.getByTestId('explain-clipfrac')).toContainText('On-policy');
+});

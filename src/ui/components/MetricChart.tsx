@@ -141,6 +141,8 @@ const X_DOMAIN: ['dataMin', 'dataMax'] = ['dataMin', 'dataMax'];
 const Y_DOMAIN_LINEAR: [number, 'auto'] = [0, 'auto'];
 const Y_DOMAIN_LOG: ['auto', 'auto'] = ['auto', 'auto'];
 const RIGHT_DOMAIN: [number, number] = [0, 1];
+/** A left axis with no value but 0 (e.g. the clip fractions of an on-policy run): 0–1, not recharts' 0–4. */
+const Y_DOMAIN_ZERO: [number, number] = [0, 1];
 const TOOLTIP_STYLE = { fontSize: 11 };
 const tooltipValue = (v: unknown) => fmt(v);
 const tooltipLabel = (l: unknown) => `step ${String(l)}`;
@@ -265,12 +267,28 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       ]),
     [refSeries, refSeeds],
   );
+  // No left-axis value but 0 (or none yet: on-policy clip fractions are not measured): recharts would label it 0–4.
+  const leftKeys = lineList
+    .filter((l) => !l.right)
+    .map((l) => l.key)
+    .join('|');
+  const flatZero = useMemo(() => {
+    if (log) return false;
+    const keys = leftKeys.split('|');
+    for (const r of rows as Record<string, unknown>[]) {
+      for (const k of keys) {
+        const v = r[k];
+        if (v !== null && v !== undefined && v !== 0) return false;
+      }
+    }
+    return true;
+  }, [rows, log, leftKeys]);
   const parts = useMemo(
     () => (
       <>
         <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
         <XAxis dataKey="step" type="number" domain={X_DOMAIN} allowDecimals={false} interval={0} tick={AxisTick} />
-        <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={log ? Y_DOMAIN_LOG : Y_DOMAIN_LINEAR} allowDataOverflow={log} interval={0} tick={AxisTick} width={44} />
+        <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={log ? Y_DOMAIN_LOG : flatZero ? Y_DOMAIN_ZERO : Y_DOMAIN_LINEAR} allowDataOverflow={log} interval={0} tick={AxisTick} width={44} />
         {hasRight && <YAxis yAxisId="r" orientation="right" domain={RIGHT_DOMAIN} interval={0} tick={AxisTick} width={30} />}
         {hover && <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />}
         {stageLines.map((b) => (
@@ -297,7 +315,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         ))}
       </>
     ),
-    [log, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines],
+    [log, flatZero, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines],
   );
   // The page re-renders this component on every store change (run state, samples); the chart
   // itself re-renders only when what it draws changed (each chart render is a store dispatch).

@@ -8,6 +8,7 @@ import { openLab } from './helpers';
 for (const [name, width, height] of [
   ['phone', 390, 844],
   ['tablet', 820, 1180],
+  ['small laptop', 1280, 720],
   ['laptop', 1440, 1000],
 ] as const) {
   test(`${name} ${width}×${height}: no panel clipped or squeezed, controls reachable`, async ({ page }) => {
@@ -49,4 +50,6 @@ test('phone 390×844: visual baseline of the stacked page', async ({ page }) => 
   await page.mouse.move(0, 0);
   // The machine-specific engine panel is masked, as in e2e/visual.spec.ts.
   await expect(page).toHaveScreenshot('phone.png', { fullPage: true, mask: [page.getByTestId('adapter')] });
+  // README's phone screenshot (DOCS_SCREENSHOTS=1): the first screen as a phone shows it.
+  if (process.env.DOCS_SCREENSHOTS) await page.screenshot({ path: 'docs/screenshot-phone.png' });
 });

@@ -10,11 +10,11 @@ import { loadCheckpoint } from '../rl/run-checkpoint';
 import { browserHostLimits, checkRunResources } from '../rl/resources';
 import { LabClient } from '../worker/client';
 import type { FromWorker, TokenProbsAnswer, ToWorker } from '../worker/protocol';
-import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
+import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage, type StoredCheckpoint } from './lib/db';
 import { downloadBlob, safeFileName } from './lib/download';
 import { currentIndex, nextToStart, planQueue, queuedRunConfig, queueReducer, stepLimit, type QueueEvent } from './lib/queue';
 import { fetchReferenceFile, fetchReferenceIndex, type ReferenceFile } from './lib/reference';
-import { importRunFiles, runToCsv, runToJsonl, type RunData } from './lib/runfile';
+import { importRunFiles, runToCsv, runToJsonl, sameRunRecords, type RunData } from './lib/runfile';
 import { warningLines } from '../verl/import';
 import { staggerQueue } from './lib/stagger';
 import { backendFromUrl, setupFromUrl, urlSearchFor, withBackend } from './lib/url';
@@ -495,6 +495,9 @@ export async function importRunFile(file: File) {
     // A MAGIC Lab export, or a cluster run's log (verl console, W&B / TensorBoard CSV, JSONL metrics).
     const imported = importRunFiles([{ name: file.name, text: await file.text() }]);
     const parsed = imported.run;
+    // The same file again (or the same run under another name) is not a second row.
+    const same = Object.values(s.runs).find((r) => sameRunRecords(r, parsed));
+    if (same) return s.setNotice(`${file.name} is already in the list, as ${same.name}.`);
     const id = parsed.id && !s.runs[parsed.id] ? parsed.id : newRunId();
     const run: RunData = { ...parsed, id, checkpointStep: undefined };
     s.addRun(run);
@@ -514,11 +517,30 @@ export function renameRun(runId: string, name: string) {
   persistRun(runId, true);
 }
 
+/** The last deleted run and its checkpoint, kept in memory so the notice's Undo can bring both back. */
+let lastDeleted: { run: RunData; checkpoint?: StoredCheckpoint } | null = null;
+
 export async function deleteRun(runId: string) {
   const s = get();
+  const run = s.runs[runId];
+  if (!run) return;
   if (s.liveRunId === runId && isLive(s.runState)) reset();
+  const checkpoint = await dbGetCheckpoint(runId);
+  lastDeleted = { run, checkpoint };
   s.deleteRun(runId);
   await dbDeleteRun(runId);
+  get().setNotice(`Deleted ${run.name}.`, true);
+}
+
+/** Brings the last deleted run back (records, checkpoint, name). */
+export async function undoDelete() {
+  const d = lastDeleted;
+  if (!d) return;
+  lastDeleted = null;
+  get().addRun(d.run);
+  persistRun(d.run.id, true);
+  if (d.checkpoint) await dbPutCheckpoint(d.checkpoint);
+  get().setNotice(`Restored ${d.run.name}.`);
 }
 
 // ---------------------------------------------------------------------------------------------

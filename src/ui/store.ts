@@ -94,6 +94,8 @@ export interface UiSlice {
   tokenColour: TokenColour;
   error: string | null;
   notice: string | null;
+  /** The notice offers Undo (of the last delete). */
+  noticeUndo: boolean;
   /** The GPU device was lost: what the Worker did about it (recovering, recovered, failed), until dismissed. */
   deviceLoss: DeviceLossNotice | null;
   /** Why runs are not being saved in this browser (no storage, quota full), or null while they are. */
@@ -104,7 +106,7 @@ export interface UiSlice {
   toggleLog(chartId: string): void;
   setTokenColour(c: TokenColour): void;
   setError(e: string | null): void;
-  setNotice(n: string | null): void;
+  setNotice(n: string | null, undo?: boolean): void;
   setDeviceLoss(d: DeviceLossNotice | null): void;
   setStorageWarning(w: string | null): void;
   setStoragePersisted(p: boolean): void;
@@ -266,6 +268,7 @@ export const createLabStore = (preset = 'magic') =>
     tokenColour: 'none',
     error: null,
     notice: null,
+    noticeUndo: false,
     deviceLoss: null,
     storageWarning: null,
     storagePersisted: null,
@@ -273,7 +276,7 @@ export const createLabStore = (preset = 'magic') =>
     toggleLog: (id) => set((s) => ({ logScale: { ...s.logScale, [id]: !s.logScale[id] } })),
     setTokenColour: (tokenColour) => set({ tokenColour }),
     setError: (error) => set({ error }),
-    setNotice: (notice) => set({ notice }),
+    setNotice: (notice, undo = false) => set({ notice, noticeUndo: notice !== null && undo }),
     setDeviceLoss: (deviceLoss) => set({ deviceLoss }),
     setStorageWarning: (storageWarning) => set({ storageWarning }),
     setStoragePersisted: (storagePersisted) => set({ storagePersisted }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importRunFiles, parseCsv, parseJsonl, parseRunFile, RunFileError, runToCsv, runToJsonl, sealRunJsonl } from '../../src/ui/lib/runfile';
+import { importRunFiles, parseCsv, parseJsonl, parseRunFile, RunFileError, runToCsv, sameRunRecords, runToJsonl, sealRunJsonl } from '../../src/ui/lib/runfile';
 import { fakeRun } from './helpers';
 
 describe('JSONL export / import', () => {
@@ -145,5 +145,24 @@ describe('parseRunFile', () => {
     expect(parseRunFile(runToJsonl(run), 'r.jsonl').steps).toHaveLength(2);
     expect(parseRunFile(runToCsv(run), 'r.csv').steps).toHaveLength(2);
     expect(() => parseRunFile('hello', 'notes.txt')).toThrow(/notes\.txt: not a run file/);
+  });
+});
+
+describe('sameRunRecords', () => {
+  const step = (n: number, t: number) => ({ step: n, time_ms: t, 'actor/entropy': 0.2 }) as never;
+  it('is the same run only when every step and evaluation is equal, wall-clock times included', () => {
+    const a = { steps: [step(1, 10), step(2, 20)], evals: [] };
+    expect(sameRunRecords(a, { steps: [step(1, 10), step(2, 20)], evals: [] })).toBe(true);
+    expect(sameRunRecords(a, { steps: [step(1, 10), step(2, 21)], evals: [] })).toBe(false); // another run of the same seed
+    expect(sameRunRecords(a, { steps: [step(1, 10)], evals: [] })).toBe(false);
+    expect(sameRunRecords({ steps: [], evals: [] }, { steps: [], evals: [] })).toBe(false); // two empty runs are not one
+    // What a file cannot hold (NaN, a key absent) and key order do not make two runs differ.
+    const withNaN = { steps: [{ ...(step(1, 10) as object), 'actor/kl': NaN } as never, step(2, 20)], evals: [] };
+    const reordered = { steps: [{ 'actor/entropy': 0.2, time_ms: 10, step: 1 } as never, step(2, 20)], evals: [] };
+    expect(sameRunRecords(withNaN, reordered)).toBe(true);
+  });
+  it('a page run and its own export read back are the same run', () => {
+    const run = fakeRun('a');
+    expect(sameRunRecords(run, importRunFiles([{ name: 'r.jsonl', text: runToJsonl(run) }]).run)).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { undoDelete } from '../lab';
 import { useLab } from '../store';
 
 /** The invalid-link error, run errors and notices (each dismissible). */
@@ -5,6 +6,7 @@ export function Banners() {
   const urlError = useLab((s) => s.urlError);
   const error = useLab((s) => s.error);
   const notice = useLab((s) => s.notice);
+  const noticeUndo = useLab((s) => s.noticeUndo);
   const deviceLoss = useLab((s) => s.deviceLoss);
   const setDeviceLoss = useLab((s) => s.setDeviceLoss);
   const storageWarning = useLab((s) => s.storageWarning);
@@ -51,6 +53,11 @@ export function Banners() {
       {notice && (
         <div className="banner notice" data-testid="notice">
           <span>{notice}</span>
+          {noticeUndo && (
+            <button className="mini" onClick={() => void undoDelete()} data-testid="notice-undo">
+              Undo
+            </button>
+          )}
           <button className="icon" onClick={() => setNotice(null)} title="Dismiss">
             ✕
           </button>

@@ -397,3 +397,21 @@ export function importRunFiles(files: readonly { name: string; text: string }[],
 export function parseRunFile(text: string, file: string): RunData {
   return importRunFiles([{ name: file, text }]).run;
 }
+
+/**
+ * Whether two runs hold the same records (every step and evaluation, wall-clock times included, so
+ * two runs of one seed are still two): an import that matches a listed run is that run again.
+ */
+export function sameRunRecords(a: Pick<RunData, 'steps' | 'evals'>, b: Pick<RunData, 'steps' | 'evals'>): boolean {
+  if (a.steps.length !== b.steps.length || a.evals.length !== b.evals.length) return false;
+  if (a.steps.length + a.evals.length === 0) return false;
+  const canon = (recs: readonly object[]) => JSON.stringify(recs.map(canonicalRecord));
+  return canon(a.steps) === canon(b.steps) && canon(a.evals) === canon(b.evals);
+}
+
+/** A record's defined values in key order: a value the file could not hold (NaN, absent) is left out on both sides. */
+function canonicalRecord(rec: object): [string, unknown][] {
+  return Object.entries(rec)
+    .filter(([, v]) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))
+    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+}

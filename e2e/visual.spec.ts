@@ -41,6 +41,7 @@ test('How MAGIC works: the explainer panel with its equations', async ({ page })
   await explainer.locator('summary').click();
   await page.mouse.move(0, 0);
   await expect(explainer).toHaveScreenshot('explainer.png');
+  if (docs) await explainer.screenshot({ path: 'docs/screenshot-explainer.png' });
 });
 
 test('group inspector: a group coloured by entropy, the legend, and a token view', async ({ page }) => {

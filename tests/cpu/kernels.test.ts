@@ -11,6 +11,7 @@ import { writeAdamW, writeGrpoOptions, writeSampler } from '../../src/cpu/blocks
 import type { GrpoLossOptions } from '../../src/model/reference/ops';
 import { Rng } from '../../src/util/rng';
 import { cpu, f32, freshSeed, maxRelError, Mem, randn, relErr, rms } from './harness';
+import { NONFINITE_STEPS } from '../nonfinite-steps';
 
 const TOL = 1e-4;
 const abs = (x: Float64Array) => x.map(Math.abs);
@@ -432,14 +433,7 @@ describe('AdamW rejects a non-finite step', () => {
   // A ±Inf / NaN gradient, or a non-finite loss with finite gradients: params, m and v keep their
   // bits, the norm is still written, and the steps around it match the float64 twin that skips the
   // same steps (adamwStep's gate), t advancing only on applied steps (as the trainer does).
-  const rejects: Array<{ what: string; poison: (g: Float64Array, rng: Rng) => number }> = [
-    { what: 'an Infinity gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = Infinity), 0.5) },
-    { what: 'a -Infinity gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = -Infinity), 0.5) },
-    { what: 'a NaN gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = NaN), 0.5) },
-    { what: 'a NaN loss', poison: () => NaN },
-    { what: 'an Infinity loss', poison: () => Infinity },
-    { what: 'a -Infinity loss', poison: () => -Infinity },
-  ];
+  const rejects = NONFINITE_STEPS;
   it(`odd sizes, each of: ${rejects.map((r) => r.what).join(', ')}`, async () => {
     const m = new Mem(await cpu());
     for (const n of [1, 37, 1001, 20001]) {

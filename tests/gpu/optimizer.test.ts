@@ -3,6 +3,7 @@ import { adamw, gradNorm, gradNormScratchFloats, type AdamWOptions } from '../..
 import * as ref from '../../src/model/reference/ops';
 import { Rng } from '../../src/util/rng';
 import { freshSeed, gpu, poisoned, randn, relErr, upload } from './harness';
+import { NONFINITE_STEPS } from '../nonfinite-steps';
 
 const TOL = 1e-4;
 
@@ -82,14 +83,7 @@ describe('AdamW with GPU-side gradient clipping vs float64 reference', () => {
   // rejected on the GPU: params, m and v keep their bits, the norm is still written, and the
   // steps around it match the float64 twin that skips the same steps (adamwStep's gate), with
   // the step count t advancing only on applied steps (as the trainer does).
-  const rejects: Array<{ what: string; poison: (g: Float64Array, rng: Rng) => number }> = [
-    { what: 'an Infinity gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = Infinity), 0.5) },
-    { what: 'a -Infinity gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = -Infinity), 0.5) },
-    { what: 'a NaN gradient', poison: (g, rng) => ((g[rng.nextU32() % g.length] = NaN), 0.5) },
-    { what: 'a NaN loss', poison: () => NaN },
-    { what: 'an Infinity loss', poison: () => Infinity },
-    { what: 'a -Infinity loss', poison: () => -Infinity },
-  ];
+  const rejects = NONFINITE_STEPS;
   for (const n of [1, 63, 1001, 70001]) {
     it(`rejects a non-finite step without writing (n=${n}): ${rejects.map((r) => r.what).join(', ')}`, async () => {
       const rt = await gpu();

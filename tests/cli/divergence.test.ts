@@ -12,31 +12,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { cliRunner } from './harness';
-import type { Backend, UpdateBatch } from '../../src/model/engine';
+import type { Backend } from '../../src/model/engine';
 
 /** First actor update call (1-based, counted per acquired backend) that is made non-finite; Infinity = none. */
 let poisonFrom = Infinity;
 
 vi.mock('../../src/cli/backend', async (importOriginal) => {
   const orig = await importOriginal<typeof import('../../src/cli/backend')>();
-  const inject = (backend: Backend): Backend => {
-    let calls = 0;
-    return {
-      ...backend,
-      createPolicy: async (cfg, name) => {
-        const p = await backend.createPolicy(cfg, name);
-        if (name !== 'actor') return p;
-        const update = p.update.bind(p);
-        p.update = (b: UpdateBatch, loss, o) => {
-          if (++calls < poisonFrom) return update(b, loss, o);
-          // Advantage × token weight = 3e38 on every response token: the summed loss overflows f32.
-          const advantages = b.advantages!.map((x, i) => (b.mask[i] ? 3e38 / b.weights[i] : x));
-          return update({ ...b, advantages }, loss, o);
-        };
-        return p;
+  const { interceptUpdates } = await import('../update-hook');
+  const inject = (backend: Backend): Backend =>
+    interceptUpdates(
+      backend,
+      (call, update, b, loss, o) => {
+        if (call < poisonFrom) return update(b, loss, o);
+        // Advantage × token weight = 3e38 on every response token: the summed loss overflows f32.
+        const advantages = b.advantages!.map((x, i) => (b.mask[i] ? 3e38 / b.weights[i] : x));
+        return update({ ...b, advantages }, loss, o);
       },
-    };
-  };
+      'actor',
+    );
   return { ...orig, acquireBackend: async (...a: Parameters<typeof orig.acquireBackend>) => inject(await orig.acquireBackend(...a)) };
 });
 

@@ -11,11 +11,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/model/config';
 import { wasmBackend, type WasmBackend } from '../../src/model/cpu-policy';
-import type { Backend, UpdateBatch } from '../../src/model/engine';
+import type { Backend } from '../../src/model/engine';
 import { DEFAULT_RUN_CONFIG, getPreset, presetNames, validateRunConfig, type RunConfig } from '../../src/rl/config';
 import { decodeCheckpoint, encodeCheckpoint } from '../../src/model/checkpoint';
 import { DivergenceError } from '../../src/rl/divergence';
 import { MagicTrainer } from '../../src/rl/trainer';
+import { interceptUpdates } from '../update-hook';
 
 let shared: Promise<WasmBackend> | null = null;
 const cpu = () => (shared ??= wasmBackend({ threads: 1 }));
@@ -25,22 +26,16 @@ type Poison = { advantage: number } | 'infinite-grad-norm';
 
 /** The backend with the actor's update calls (1-based) that `poison` names made non-finite. */
 function injecting(backend: Backend, poison: (call: number) => Poison | null): Backend {
-  let calls = 0;
-  return {
-    ...backend,
-    createPolicy: async (cfg, name) => {
-      const p = await backend.createPolicy(cfg, name);
-      if (name !== 'actor') return p;
-      const update = p.update.bind(p);
-      p.update = async (b: UpdateBatch, loss, o) => {
-        const what = poison(++calls);
-        if (what === null) return update(b, loss, o);
-        if (what === 'infinite-grad-norm') return { ...(await update(b, loss, { ...o, update: false })), gradNorm: Infinity, applied: false };
-        return update({ ...b, advantages: b.advantages!.map((x, i) => (b.mask[i] ? what.advantage : x)) }, loss, o);
-      };
-      return p;
+  return interceptUpdates(
+    backend,
+    async (call, update, b, loss, o) => {
+      const what = poison(call);
+      if (what === null) return update(b, loss, o);
+      if (what === 'infinite-grad-norm') return { ...(await update(b, loss, { ...o, update: false })), gradNorm: Infinity, applied: false };
+      return update({ ...b, advantages: b.advantages!.map((x, i) => (b.mask[i] ? what.advantage : x)) }, loss, o);
     },
-  };
+    'actor',
+  );
 }
 
 /** magic-tiny where every step updates (every group kept, a constant entropy bonus), N_SGD = 2. */

@@ -3,10 +3,10 @@ import { webgpuBackend } from '../../src/model/gpu-engine';
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../../src/model/checkpoint';
 import { wasmBackend } from '../../src/model/cpu-policy';
-import type { Backend } from '../../src/model/engine';
 import { DivergenceError } from '../../src/rl/divergence';
 import { runSft, SFT_MAX_NONFINITE, sftLearningRate, validateSftConfig } from '../../src/rl/sft';
 import { gpu } from '../gpu/harness';
+import { interceptUpdates } from '../update-hook';
 
 const TINY = {
   model: { vocabSize: 24, contextLength: 64, nLayers: 1, dModel: 16, nHeads: 2, mlpRatio: 2, norm: 'rmsnorm' as const, tiedEmbeddings: true },
@@ -51,19 +51,9 @@ describe('sft', () => {
   it('stops after SFT_MAX_NONFINITE non-finite steps in a row, naming the step and the quantity', async () => {
     const cpu = await wasmBackend({ threads: 1 });
     // Updates from the 3rd on come back rejected with a NaN loss (as the engine answers a NaN step); the 2nd too, alone.
-    let calls = 0;
-    const failing: Backend = {
-      ...cpu,
-      createPolicy: async (cfg, name) => {
-        const p = await cpu.createPolicy(cfg, name);
-        const update = p.update.bind(p);
-        p.update = async (b, loss, o) => {
-          const c = ++calls;
-          return c === 2 || c >= 4 ? { ...(await update(b, loss, { ...o, update: false })), loss: NaN, applied: false } : update(b, loss, o);
-        };
-        return p;
-      },
-    };
+    const failing = interceptUpdates(cpu, async (call, update, b, loss, o) =>
+      call === 2 || call >= 4 ? { ...(await update(b, loss, { ...o, update: false })), loss: NaN, applied: false } : update(b, loss, o),
+    );
     const err = (await runSft(failing, { ...TINY, steps: 20 }).catch((e: unknown) => e)) as DivergenceError;
     expect(err).toBeInstanceOf(DivergenceError);
     expect([err.step, err.quantity, err.consecutive]).toEqual([3 + SFT_MAX_NONFINITE, 'loss', SFT_MAX_NONFINITE]);

@@ -28,6 +28,15 @@ export async function waitForState(page: Page, state: string, timeout = 90_000):
   await expect(page.getByTestId('run-state')).toHaveAttribute('data-state', state, { timeout });
 }
 
+/** Plays until at least `atLeast` steps are done, pauses, and returns the step it paused at. */
+export async function playThenPause(page: Page, atLeast: number): Promise<number> {
+  await page.getByTestId('play').click();
+  await waitForStep(page, atLeast);
+  await page.getByTestId('pause').click();
+  await waitForState(page, 'paused');
+  return stepOf(page);
+}
+
 /** Records main-thread long tasks (> 50 ms) from page start into window.__longTasks. */
 export async function recordLongTasks(page: Page): Promise<void> {
   await page.addInitScript(() => {

@@ -5,7 +5,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { presetNames } from '../src/rl/config';
-import { longTasks, longTinyUrl, openLab, recordLongTasks, stepOf, waitForState, waitForStep } from './helpers';
+import { longTasks, longTinyUrl, openLab, playThenPause, recordLongTasks, stepOf, waitForState } from './helpers';
 
 test('opens on the MAGIC preset, one click from a run, with every preset and documented fields', async ({ page }) => {
   await openLab(page, '/');
@@ -66,11 +66,7 @@ test('trains a tiny preset: one step, then play to the end; charts and rollouts 
 
 test('pause, resume, and a live edit of a future stage', async ({ page }) => {
   await openLab(page, longTinyUrl(30));
-  await page.getByTestId('play').click();
-  await waitForStep(page, 3);
-  await page.getByTestId('pause').click();
-  await waitForState(page, 'paused');
-  const paused = await stepOf(page);
+  const paused = await playThenPause(page, 3);
   await page.waitForTimeout(1500);
   expect(await stepOf(page)).toBe(paused);
 
@@ -96,11 +92,7 @@ test('pause, resume, and a live edit of a future stage', async ({ page }) => {
 
 test('checkpoints: save, download, reload the page, load and continue the run', async ({ page }) => {
   await openLab(page, longTinyUrl(30, '&checkpoint.everySteps=0'));
-  await page.getByTestId('play').click();
-  await waitForStep(page, 3);
-  await page.getByTestId('pause').click();
-  await waitForState(page, 'paused');
-  const saved = await stepOf(page);
+  const saved = await playThenPause(page, 3);
   await page.getByTestId('checkpoint-save').click();
   await expect(page.getByTestId("notice")).toContainText(`Checkpoint saved at step ${saved}.`);
   const dl = page.waitForEvent('download');

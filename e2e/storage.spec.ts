@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { longTinyUrl, openLab, stepOf, waitForState, waitForStep } from './helpers';
+import { longTinyUrl, openLab, playThenPause, waitForState } from './helpers';
 
 // Browser storage that fails (issue #13): a private window without IndexedDB, a full quota, a
 // checkpoint upload that does not load. The run is never lost from the tab, export still works,
@@ -12,11 +12,7 @@ test('no storage (private window): a warning with the reason; the run trains, re
   });
   await openLab(page, longTinyUrl(30, '&checkpoint.everySteps=0'));
   await expect(page.getByTestId('storage-warning')).toContainText('IndexedDB is unavailable');
-  await page.getByTestId('play').click();
-  await waitForStep(page, 3);
-  await page.getByTestId('pause').click();
-  await waitForState(page, 'paused');
-  const saved = await stepOf(page);
+  const saved = await playThenPause(page, 3);
   await page.getByTestId('checkpoint-save').click();
   await expect(page.getByTestId('notice')).toContainText(`Checkpoint kept at step ${saved} in this tab only`);
   await page.getByTestId('reset').click();

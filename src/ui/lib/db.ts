@@ -99,7 +99,8 @@ function open(): Promise<IDBDatabase | null> {
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => {
-      report({ kind: 'unavailable', reason: `the browser would not open the page's storage (${describeStorageError(req.error).replace(/^the browser refused the write \((.*)\)$/, '$1')})` });
+      const e = req.error;
+      report({ kind: 'unavailable', reason: `the browser would not open the page's storage (${[e?.name, e?.message].filter(Boolean).join(': ') || 'no reason given'})` });
       resolve(null);
     };
   });

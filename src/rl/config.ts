@@ -12,6 +12,7 @@ import { ConfigError, DEFAULT_MODEL_CONFIG, validateModelConfig, type ModelConfi
 import type { TruncationMode } from './advantage';
 import type { LossAggregation } from './aggregation';
 import type { EntropyControlConfig } from './entropy';
+import { CONSTANT_LR, type LrScheduleConfig } from './lr-schedule';
 import type { KlType } from '../gpu/kernels/loss';
 import type { RejectionMode } from './rejection';
 import type { ConvergenceRule } from './stages';
@@ -124,8 +125,15 @@ export interface RunConfig {
     miniBatches: number;
     /** N_reuse: passes over each rollout batch. N_SGD = miniBatches · reuseEpochs. */
     reuseEpochs: number;
-    /** AdamW learning rate (constant). */
+    /** η: AdamW peak learning rate; the schedule below scales it step by step (constant by default). */
     lr: number;
+    /**
+     * η's schedule over the run's RL steps, as verl's actor.optim (warmup_style / lr_scheduler_type,
+     * lr_warmup_steps, min_lr_ratio): 'constant' (η after an optional linear warmup of warmupSteps)
+     * or 'cosine' (half a cosine from η to minRatio·η at the last step; every stage needs a fixed
+     * step count). The effective rate is logged per step as actor/lr. See lr-schedule.ts.
+     */
+    lrSchedule: LrScheduleConfig;
     /** AdamW β1, β2. */
     beta1: number;
     beta2: number;
@@ -241,6 +249,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
     // +0.7 [+0.0, +1.4] against recipe v1 in round 1), −0.6 [−1.6, +0.4] at τ = 0.6 (within noise);
     // 1e-3 is worse than 3e-4 (−2.0 [−2.8, −1.2], n = 4).
     lr: 6e-4,
+    lrSchedule: { ...CONSTANT_LR },
     beta1: 0.9,
     beta2: 0.999,
     weightDecay: 0.01,
@@ -491,6 +500,14 @@ function check(c: RunConfig): void {
   int(u.miniBatches, 'update.miniBatches', 1, 100_000);
   int(u.reuseEpochs, 'update.reuseEpochs', 1, 100);
   num(u.lr, 'update.lr', { min: 0, max: 1, minOpen: true });
+  const ls = u.lrSchedule;
+  oneOf(ls.mode, 'update.lrSchedule.mode', ['constant', 'cosine'] as const);
+  int(ls.warmupSteps, 'update.lrSchedule.warmupSteps', 0, 1_000_000);
+  num(ls.minRatio, 'update.lrSchedule.minRatio', { min: 0, max: 1 });
+  if (ls.mode === 'cosine') {
+    const open = c.stages.findIndex((s) => s.steps === null);
+    if (open >= 0) throw new ConfigError('update.lrSchedule.mode', `'cosine' needs the run's length, but stages[${open}] ends by convergence, not after fixed steps; use 'constant' or give every stage "steps"`);
+  }
   num(u.beta1, 'update.beta1', { min: 0, max: 1, maxOpen: true });
   num(u.beta2, 'update.beta2', { min: 0, max: 1, maxOpen: true });
   num(u.weightDecay, 'update.weightDecay', { min: 0, max: 10 });
@@ -777,6 +794,11 @@ export function buildRunDataset(cfg: RunConfig): Dataset {
 }
 
 /** The longest stage's response limit: evaluations and the offline filter sample at it, so they stay comparable across stages. */
+/** RL steps of the whole schedule when every stage has a fixed step count; null when one ends by convergence. */
+export function fixedRunSteps(cfg: RunConfig): number | null {
+  return cfg.stages.every((s) => s.steps !== null) ? cfg.stages.reduce((a, s) => a + (s.steps ?? 0), 0) : null;
+}
+
 export function longestResponseLength(cfg: RunConfig): number {
   return Math.max(...cfg.stages.map((s) => s.maxResponseLength));
 }

@@ -8,3 +8,4 @@ export * from './metrics';
 export * from './minibatch';
 export * from './rejection';
 export * from './stages';
+export * from './lr-schedule';

@@ -20,6 +20,8 @@ export const STEP_METRIC_KEYS = {
   pgClipfracLower: 'actor/pg_clipfrac_lower',
   ppoKl: 'actor/ppo_kl',
   gradNorm: 'actor/grad_norm',
+  /** η this step: update.lr times its schedule's factor (verl logs actor/lr). */
+  lr: 'actor/lr',
   /**
    * Optimizer steps of this RL step (0 … N_SGD) rejected because their loss or global gradient
    * norm was not finite: not applied (weights and AdamW state untouched); per step, not
@@ -51,7 +53,7 @@ export const STEP_METRIC_KEY_LIST: readonly StepMetricKey[] = Object.values(STEP
  * them with NaN when an older record lacks them. (Before actor/entropy_sampled existed,
  * actor/entropy held the sampled estimate.)
  */
-export const LATER_STEP_METRIC_KEYS: readonly StepMetricKey[] = [STEP_METRIC_KEYS.entropySampled, STEP_METRIC_KEYS.nonfiniteSteps, STEP_METRIC_KEYS.groups, STEP_METRIC_KEYS.poolSize];
+export const LATER_STEP_METRIC_KEYS: readonly StepMetricKey[] = [STEP_METRIC_KEYS.entropySampled, STEP_METRIC_KEYS.nonfiniteSteps, STEP_METRIC_KEYS.groups, STEP_METRIC_KEYS.poolSize, STEP_METRIC_KEYS.lr];
 
 export type EvalMetricKind = 'avg' | 'pass' | 'maj';
 

@@ -20,12 +20,13 @@ import { maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../t
 import { Rng } from '../util/rng';
 import { computeAdvantages } from './advantage';
 import { tokenWeights } from './aggregation';
-import { buildRunDataset, longestResponseLength, resolveStage, validateRunConfig, type ResolvedStage, type RunConfig, type StageConfig } from './config';
+import { buildRunDataset, fixedRunSteps, longestResponseLength, resolveStage, validateRunConfig, type ResolvedStage, type RunConfig, type StageConfig } from './config';
 import { batchEntropy, controllerEntropy, entropyCoefForStep, initialEntropyState, loggedEntropyCoef, updateEntropyState, type EntropyControllerState } from './entropy';
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
 import { planMiniBatches } from './minibatch';
 import { ClipMarks, inspectedGroups, ratios, responseLogp, watchedPrompts } from './inspect';
+import { lrFactor } from './lr-schedule';
 import { groupSignals, planRejection } from './rejection';
 import { DivergenceError, nonfiniteQuantity } from './divergence';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
@@ -358,9 +359,15 @@ export class MagicTrainer {
     this.ref = ref;
   }
 
-  private adamOptions(): AdamWOptions {
+  /** η at RL step `step`: update.lr scaled by its schedule (a pure function of the step, so resumes stay on the curve). */
+  private learningRate(step: number): number {
     const u = this.cfg.update;
-    return { lr: u.lr, beta1: u.beta1, beta2: u.beta2, eps: 1e-8, weightDecay: u.weightDecay, maxGradNorm: u.gradClip ?? Infinity };
+    return u.lr * lrFactor(u.lrSchedule, step, fixedRunSteps(this.cfg));
+  }
+
+  private adamOptions(step: number): AdamWOptions {
+    const u = this.cfg.update;
+    return { lr: this.learningRate(step), beta1: u.beta1, beta2: u.beta2, eps: 1e-8, weightDecay: u.weightDecay, maxGradNorm: u.gradClip ?? Infinity };
   }
 
   /** Set when the run stopped on divergence: its state is mid-step, so nothing more runs or saves. */
@@ -463,6 +470,7 @@ export class MagicTrainer {
       [K.pgClipfracLower]: mean((s) => s.clipfracLower),
       [K.ppoKl]: mean((s) => s.ppoKl),
       [K.gradNorm]: mean((s) => s.gradNorm),
+      [K.lr]: this.learningRate(step),
       [K.nonfiniteSteps]: stats.filter((s) => !s.applied).length,
       ...bm,
       [K.stage]: stageIdx,
@@ -550,7 +558,7 @@ export class MagicTrainer {
       if (klBeta > 0) batch.refLogp = (await this.ref!.forward(tok, tgt, rows, T, temperature)).logp;
       await clipMarks?.before(mb, batch);
       this.state.adamStep++;
-      const st = await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions() });
+      const st = await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions(step) });
       stats.push(st);
       if (st.applied) delete this.state.nonfiniteStreak;
       else {

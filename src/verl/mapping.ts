@@ -91,7 +91,10 @@ export const FIELD_MAP: readonly FieldMapping[] = [
   { field: 'truncation.mode', symbol: 'Adv-Mask', upstream: '', skywork: '', rule: 'verl scores truncated responses like any other ("none" minus a corner, NOTES.md)' },
   { field: 'update.miniBatches', symbol: 'D_R/D_T', upstream: `${A}.ppo_mini_batch_size`, skywork: `${A}.ppo_mini_batch_size`, rule: 'ppo_mini_batch_size = D_R / miniBatches prompts' },
   { field: 'update.reuseEpochs', symbol: 'N_reuse', upstream: `${A}.ppo_epochs`, skywork: `${A}.ppo_epochs`, rule: 'as is' },
-  { field: 'update.lr', symbol: 'lr', upstream: `${A}.optim.lr`, skywork: `${A}.optim.lr`, rule: 'constant, as verl\'s default schedule' },
+  { field: 'update.lr', symbol: 'lr', upstream: `${A}.optim.lr`, skywork: `${A}.optim.lr`, rule: 'the peak; the schedule below scales it' },
+  { field: 'update.lrSchedule.mode', symbol: '', upstream: `${A}.optim.lr_scheduler_type`, skywork: `${A}.optim.warmup_style`, rule: 'constant / cosine, as is (verl steps it once per RL step too)' },
+  { field: 'update.lrSchedule.warmupSteps', symbol: '', upstream: `${A}.optim.lr_warmup_steps`, skywork: `${A}.optim.lr_warmup_steps_ratio`, rule: 'upstream: as is; fork: W / the stage\'s end step (it takes a ratio of trainer.total_training_steps)' },
+  { field: 'update.lrSchedule.minRatio', symbol: '', upstream: `${A}.optim.min_lr_ratio`, skywork: `${A}.optim.min_lr_ratio`, rule: 'as is' },
   { field: 'update.beta1', symbol: 'β1', upstream: `${A}.optim.betas`, skywork: `+${A}.optim.betas`, rule: '[β1,β2]; the fork reads it without declaring it (+)' },
   { field: 'update.beta2', symbol: 'β2', upstream: `${A}.optim.betas`, skywork: `+${A}.optim.betas`, rule: '[β1,β2]' },
   { field: 'update.weightDecay', symbol: '', upstream: `${A}.optim.weight_decay`, skywork: `+${A}.optim.weight_decay`, rule: 'as is' },
@@ -254,6 +257,11 @@ export function stageOverrides(cfg: RunConfig, plan: StagePlan, flavor: VerlFlav
 
   const u = cfg.update;
   add(`${A}.optim.lr`, u.lr, ['update.lr']);
+  const ls = u.lrSchedule;
+  add(`${A}.optim.${up ? 'lr_scheduler_type' : 'warmup_style'}`, ls.mode, ['update.lrSchedule.mode']);
+  if (up) add(`${A}.optim.lr_warmup_steps`, ls.warmupSteps, ['update.lrSchedule.warmupSteps']);
+  else add(`${A}.optim.lr_warmup_steps_ratio`, ls.warmupSteps / plan.endStep, ['update.lrSchedule.warmupSteps']);
+  add(`${A}.optim.min_lr_ratio`, ls.minRatio, ['update.lrSchedule.minRatio']);
   add(`${up ? '' : '+'}${A}.optim.betas`, `[${num(u.beta1)},${num(u.beta2)}]`, ['update.beta1', 'update.beta2']);
   add(`${up ? '' : '+'}${A}.optim.weight_decay`, u.weightDecay, ['update.weightDecay']);
   add(`${A}.grad_clip`, u.gradClip ?? OFF, ['update.gradClip']);
@@ -382,6 +390,17 @@ export function recipeGaps(cfg: RunConfig): RecipeGap[] {
   }
   if (cfg.update.miniBatches > 1 && cfg.rejection.mode !== 'off') {
     g(['update.miniBatches'], FORK, `The lab cuts the kept responses into exactly ${cfg.update.miniBatches} mini-batches per epoch whatever rejection keeps; the fork cuts fixed mini-batches of ppo_mini_batch_size prompts, so after rejection a step may take fewer optimizer steps.`);
+  }
+  const ls = cfg.update.lrSchedule;
+  if (ls.mode === 'cosine' && plans.length > 1) {
+    g(
+      ['update.lrSchedule.mode'],
+      BOTH,
+      `The lab's cosine runs once over the whole schedule (${plans[plans.length - 1].endStep} steps). verl sets the scheduler's horizon from each launch's trainer.total_training_steps (this export: the stage's end step, ${plans.map((p) => p.endStep).join(', ')}), so stage 1 decays to min_lr_ratio by its own end and a resumed stage jumps back up. To follow the lab's curve, keep one launch per run or pass the whole run's length to every stage's scheduler (a patch of where the trainer sets optim.total_training_steps).`,
+    );
+  }
+  if (ls.warmupSteps > 0) {
+    g(['update.lrSchedule.warmupSteps'], BOTH, `verl's warmup starts at lr 0 (step 0 of its scheduler) and reaches η at step ${ls.warmupSteps}; the lab's first step already takes η/${ls.warmupSteps}: the same curve one step earlier.`);
   }
   g(
     ['update.maxNonfiniteSteps'],

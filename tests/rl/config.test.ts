@@ -111,6 +111,15 @@ describe('validateRunConfig', () => {
     ['zero rollout temperature', { rollout: { temperature: 0 } }, 'rollout.temperature', /\(0, 10\]/],
     ['bad rejection mode', { rejection: { mode: 'refil' } }, 'rejection.mode', /"drop", "refill", "off"/],
     ['non-object input', 42, 'config', /must be an object/],
+    ['unknown lr schedule', { update: { lrSchedule: { mode: 'linear' } } }, 'update.lrSchedule.mode', /"constant", "cosine"/],
+    ['fractional warmup', { update: { lrSchedule: { warmupSteps: 2.5 } } }, 'update.lrSchedule.warmupSteps', /integer/],
+    ['min ratio above 1', { update: { lrSchedule: { minRatio: 1.5 } } }, 'update.lrSchedule.minRatio', /\[0, 1\], got 1.5/],
+    [
+      'cosine over a stage that ends by convergence',
+      { update: { lrSchedule: { mode: 'cosine' } }, stages: [{ maxResponseLength: 10, steps: 5 }, { maxResponseLength: 20, convergence: {} }] },
+      'update.lrSchedule.mode',
+      /stages\[1\] ends by convergence/,
+    ],
   ];
   it.each(bad)('%s → one ConfigError naming the field', (_name, input, field, message) => {
     const before = JSON.stringify(DEFAULT_RUN_CONFIG);

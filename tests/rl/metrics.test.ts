@@ -103,12 +103,12 @@ describe('step metrics', () => {
         'actor/entropy', 'actor/entropy_sampled', 'actor/entropy_coeff', 'actor/entropy_coeff_realized', 'actor/pg_loss', 'actor/pg_clipfrac',
         'actor/pg_clipfrac_lower', 'actor/ppo_kl', 'actor/grad_norm', 'actor/nonfinite_steps', 'critic/score/mean', 'response_length/mean',
         'response_length/clip_ratio', 'batch/solve_none', 'batch/solve_all', 'batch/kept_groups', 'stage',
-        'perf/tokens_per_s', 'perf/step_s', 'batch/groups', 'data/pool_size',
+        'perf/tokens_per_s', 'perf/step_s', 'batch/groups', 'data/pool_size', 'actor/lr',
       ].sort(),
     );
   });
   it('run files written before actor/entropy_sampled existed still import, with NaN for it', () => {
-    expect(LATER_STEP_METRIC_KEYS).toEqual(['actor/entropy_sampled', 'actor/nonfinite_steps', 'batch/groups', 'data/pool_size']);
+    expect(LATER_STEP_METRIC_KEYS).toEqual(['actor/entropy_sampled', 'actor/nonfinite_steps', 'batch/groups', 'data/pool_size', 'actor/lr']);
     const run = fakeRun('a', 3);
     const [header, ...rest] = runToJsonl(run).trim().split('\n');
     // Such files are version-1 exports: no end record with a checksum.

@@ -26,8 +26,32 @@ const schemaOf = (flavor: VerlFlavor): KeyList => (flavor === 'upstream' ? fixtu
 function configs(): [string, RunConfig][] {
   const out: [string, RunConfig][] = presetNames().map((n) => [n, getPreset(n)]);
   out.push(['converging', validateRunConfig({ stages: [{ maxResponseLength: 24, steps: null, convergence: { window: 10 } }, { maxResponseLength: 40, steps: 50 }] })]);
+  out.push(['cosine', validateRunConfig({ update: { lrSchedule: { mode: 'cosine', warmupSteps: 10, minRatio: 0.1 } } })]);
   return out;
 }
+
+describe('the learning-rate schedule', () => {
+  const cfg = validateRunConfig({ update: { lrSchedule: { mode: 'cosine', warmupSteps: 10, minRatio: 0.1 } } });
+  const value = (flavor: VerlFlavor, stage: number, key: string) => stageOverrides(cfg, planStages(cfg)[stage], flavor, 1000).find((o) => o.key === key)?.value;
+  it('upstream takes the type, warmup steps and floor as they are', () => {
+    for (const stage of [0, 1]) {
+      expect(value('upstream', stage, 'actor_rollout_ref.actor.optim.lr_scheduler_type')).toBe('cosine');
+      expect(value('upstream', stage, 'actor_rollout_ref.actor.optim.lr_warmup_steps')).toBe('10');
+      expect(value('upstream', stage, 'actor_rollout_ref.actor.optim.min_lr_ratio')).toBe('0.1');
+    }
+  });
+  it("the fork takes the warmup as a ratio of each launch's total_training_steps (the stage's end step)", () => {
+    expect(value('skywork-or1', 0, 'actor_rollout_ref.actor.optim.warmup_style')).toBe('cosine');
+    expect(Number(value('skywork-or1', 0, 'actor_rollout_ref.actor.optim.lr_warmup_steps_ratio')) * 100).toBeCloseTo(10, 12);
+    expect(Number(value('skywork-or1', 1, 'actor_rollout_ref.actor.optim.lr_warmup_steps_ratio')) * 200).toBeCloseTo(10, 12);
+  });
+  it("NOTES.md says where verl's curve differs: a per-launch cosine horizon and a warmup one step later", () => {
+    const notes = notesMarkdown(cfg, INFO);
+    expect(notes).toMatch(/cosine runs once over the whole schedule \(200 steps\).*100, 200/);
+    expect(notes).toMatch(/warmup starts at lr 0/);
+    expect(notesMarkdown(getPreset('magic'), INFO)).not.toMatch(/cosine runs once|warmup starts at lr 0/);
+  });
+});
 
 const INFO: ExportInfo = { name: 'test', source: 'a test', filter: 'All problems.', rows: { train: 1000, val: 64, test: 256 } };
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getPreset, type RunConfig } from '../../src/rl/config';
+import { getPreset, validateRunConfig, type RunConfig } from '../../src/rl/config';
+import { lrFactor } from '../../src/rl/lr-schedule';
 import { STEP_METRIC_KEY_LIST } from '../../src/rl/metrics';
 import type { EvalRecord, StepRecord } from '../../src/rl/trainer-types';
 import { avgAtKSE, chartEvents, controllerSpans, explainCharts, heldOutTrend, runEvents, type RunLike } from '../../src/ui/lib/explain';
@@ -35,7 +36,7 @@ describe('explanations with no steps yet', () => {
     const r = run([]);
     expect(runEvents(r)).toEqual([]);
     const ex = explainCharts(r);
-    for (const id of ['entropy', 'entropy-coeff', 'reward', 'length', 'clipfrac', 'groups', 'grad-norm']) expect(ex[id], id).toMatch(/^No steps yet/);
+    for (const id of ['entropy', 'entropy-coeff', 'reward', 'length', 'clipfrac', 'groups', 'grad-norm', 'lr']) expect(ex[id], id).toMatch(/^No steps yet/);
   });
   it('the start evaluation (step 0) already reads on the reward chart', () => {
     const ex = explainCharts(run([], getPreset('magic'), [{ step: 0, 'val/avg@8/t1.0': 0.21, 'val/avg@8/t0.6': 0.33 } as EvalRecord]));
@@ -214,6 +215,15 @@ describe('the other charts', () => {
     const ex = explainCharts(run(steps));
     expect(ex.length).toBe('Responses average 22 tokens over the last 5 steps (23 over the first); the limit is 24 in stage 1. 10.0% were truncated at the limit and earn reward 0, so the policy learns to finish in time.');
     expect(ex['grad-norm']).toBe('Gradient norm 0.7 (before clipping; mean of the last 5 steps). 1 of 6 steps went above 1 and were scaled down to it.');
+  });
+  it('learning rate: the current η and the schedule that set it; none for records made before actor/lr', () => {
+    expect(explainCharts(run([rec(1, { 'actor/lr': 6e-4 }), rec(2, { 'actor/lr': 6e-4 })])).lr).toBe('η = 0.0006 at step 2: constant at 0.0006.');
+    const cosine = validateRunConfig({ update: { lr: 1e-3, lrSchedule: { mode: 'cosine', warmupSteps: 10, minRatio: 0.1 } } });
+    const at150 = 1e-3 * lrFactor(cosine.update.lrSchedule, 150, 200);
+    expect(explainCharts(run([rec(150, { 'actor/lr': at150 })], cosine)).lr).toBe(`η = ${Number(at150.toPrecision(3))} at step 150: after a linear warmup over the first 10 steps, a cosine from 0.001 down to 0.0001 at the last step.`);
+    // verl's own lr in an imported run is not the lab config's: only the logged value is told
+    expect(explainCharts(run([rec(3, { 'actor/lr': 1e-6 })])).lr).toBe('η = 0.000001 at step 3.');
+    expect(explainCharts(run([rec(1, { 'actor/lr': NaN })])).lr).toMatch(/^No learning rate recorded/);
   });
   it('imported records without the lab keys do not throw', () => {
     const bare = { step: 1, time_ms: 0 } as StepRecord;

@@ -58,6 +58,7 @@ export function chartSpecs(cfg: RunConfig): ChartSpec[] {
     { id: 'clipfrac', title: 'Clip fractions', help: 'Fraction of tokens whose ratio ρ was clipped above (pg_clipfrac) and below (pg_clipfrac_lower).', series: [{ key: 'actor/pg_clipfrac', label: 'clipfrac', source: 'step' }, { key: 'actor/pg_clipfrac_lower', label: 'clipfrac lower', source: 'step' }] },
     { id: 'groups', title: 'Groups', help: 'Groups solved by all (solve_all), by none (solve_none) and kept by rejection sampling.', series: [{ key: 'batch/solve_all', label: 'solve_all', source: 'step' }, { key: 'batch/solve_none', label: 'solve_none', source: 'step' }, { key: 'batch/kept_groups', label: 'kept', source: 'step' }] },
     { id: 'grad-norm', title: 'Grad norm', help: 'Global gradient norm before clipping.', series: [{ key: 'actor/grad_norm', label: 'grad norm', source: 'step' }], log: true },
+    { id: 'lr', title: 'Learning rate η', help: "actor/lr: the AdamW learning rate of the step's updates (update.lr times its schedule: warmup, then constant or cosine).", series: [{ key: 'actor/lr', label: 'η', source: 'step' }] },
     { id: 'throughput', title: 'Tokens / s', help: 'Generated + trained tokens per second of wall time.', series: [{ key: 'perf/tokens_per_s', label: 'tokens/s', source: 'step' }], log: true, volatile: true },
   ];
 }

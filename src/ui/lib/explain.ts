@@ -24,7 +24,8 @@
  *                                    (consecutive steps are one event).
  * e_k is the estimate the controller reads (loss.entropy.estimator: actor/entropy or actor/entropy_sampled).
  */
-import type { RunConfig } from '../../rl/config';
+import { fixedRunSteps, type RunConfig } from '../../rl/config';
+import { lrFactor } from '../../rl/lr-schedule';
 import { evalKey, formatTemperature } from '../../rl/metrics';
 import type { EvalRecord, StepRecord } from '../../rl/trainer-types';
 
@@ -416,10 +417,30 @@ function explainGradNorm(run: RunLike): string {
   return `${head} ${above} of ${plural(run.steps.length, 'step')} went above ${num(clip)} and were scaled down to it.`;
 }
 
+function explainLr(run: RunLike): string {
+  const steps = run.steps.filter((s) => fin(val(s, 'actor/lr')));
+  if (!steps.length) return 'No learning rate recorded (a run made before actor/lr was logged, or no update yet).';
+  const last = steps[steps.length - 1];
+  const u = run.config.update;
+  const ls = u.lrSchedule;
+  const warm = ls.warmupSteps > 0 ? `after a linear warmup over the first ${plural(ls.warmupSteps, 'step')}, ` : '';
+  const shape = ls.mode === 'cosine' ? `${warm}a cosine from ${num(u.lr)} down to ${num(u.lr * ls.minRatio)} at the last step` : `${warm}constant at ${num(u.lr)}`;
+  const now = val(last, 'actor/lr');
+  // An imported run (verl's own actor/lr) or a config changed mid-run: say only what was logged.
+  let planned = NaN;
+  try {
+    planned = u.lr * lrFactor(ls, last.step, fixedRunSteps(run.config));
+  } catch {
+    planned = NaN;
+  }
+  if (!(Math.abs(planned - now) <= 1e-9 * Math.abs(now))) return `η = ${num(now)} at step ${last.step}.`;
+  return `η = ${num(now)} at step ${last.step}: ${shape}.`;
+}
+
 /** One explanation per chart id (chartSpecs' ids; none for the throughput chart, whose values vary run to run). */
 export function explainCharts(run: RunLike, events: readonly RunEvent[] = runEvents(run)): ChartExplanations {
   if (!run.steps.length) {
-    const pending = Object.fromEntries(['entropy', 'entropy-coeff', 'length', 'clipfrac', 'groups', 'grad-norm'].map((id) => [id, NO_STEPS]));
+    const pending = Object.fromEntries(['entropy', 'entropy-coeff', 'length', 'clipfrac', 'groups', 'grad-norm', 'lr'].map((id) => [id, NO_STEPS]));
     // A fresh run evaluates its start weights before step 1: that point already reads.
     return { ...pending, reward: run.evals.length ? explainReward(run) : NO_STEPS };
   }
@@ -431,5 +452,6 @@ export function explainCharts(run: RunLike, events: readonly RunEvent[] = runEve
     clipfrac: explainClip(run),
     groups: explainGroups(run, events),
     'grad-norm': explainGradNorm(run),
+    lr: explainLr(run),
   };
 }

@@ -26,6 +26,9 @@ test('main view and rollout viewer after a fixed tiny run', async ({ page }) => 
   await expect(page.getByTestId('chart-grad-norm')).toHaveAttribute('data-points', '4', { timeout: 10_000 });
   await page.waitForTimeout(1500); // staggered chart redraws settle
   await page.mouse.move(0, 0);
+  // Axes fit their data: η = 6e-4 gets its own scale, not the 0–1 axis of an all-zero chart.
+  await expect(page.getByTestId('chart-lr').locator('text').filter({ hasText: /^6\.0e-4$/ })).toHaveCount(1);
+  await expect(page.getByTestId('chart-entropy').locator('text').filter({ hasText: /^1$/ })).toHaveCount(1); // the x tick "1" only
   await expect(page).toHaveScreenshot('after-run.png', { fullPage: true, mask: masks(page) });
   if (docs) await page.screenshot({ path: 'docs/screenshot-main.png' });
 

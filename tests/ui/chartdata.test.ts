@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/config';
 import { evalKey } from '../../src/rl/metrics';
-import { buildRows, chartSpecs, columnKey, extraMetricKeys, heldOutKeys, parseHeldOutKey, plannedStages, runsToDraw, seriesForRun, stageBoundaries, type ChartSpec } from '../../src/ui/lib/chartdata';
+import { buildRows, chartSpecs, columnKey, onlyZeros, extraMetricKeys, heldOutKeys, parseHeldOutKey, plannedStages, runsToDraw, seriesForRun, stageBoundaries, type ChartSpec } from '../../src/ui/lib/chartdata';
 import type { EvalRecord } from '../../src/rl/trainer-types';
 import { fakeRun, fakeStep } from './helpers';
 
@@ -114,5 +114,20 @@ describe('held-out series keyed per run (#14: an overlaid avg@2 run under an avg
     // No series at τ 1.0: the spec's (empty) line, as before.
     expect(seriesForRun(spec, other).map((s) => s.key)).toEqual([evalKey('avg', 8, 1)]);
     expect(seriesForRun(spec, null)).toBe(spec.series);
+  });
+});
+
+describe('the 0–1 axis of a chart with nothing but zeros', () => {
+  it('reads whole column keys, so a small non-zero value (η = 6e-4) gets its own axis', () => {
+    const run = fakeRun('a', 3);
+    run.steps.forEach((s) => ((s as Record<string, number>)['actor/lr'] = 6e-4));
+    const rows = buildRows([run], [{ key: 'actor/lr', label: 'η', source: 'step' }], 0);
+    expect(onlyZeros(rows, [columnKey(0, 'actor/lr')])).toBe(false);
+  });
+  it('is true for all-zero or absent columns and for no rows', () => {
+    const rows = [{ step: 1, 'r0|actor/pg_clipfrac': 0, 'r0|x': null }, { step: 2 }];
+    expect(onlyZeros(rows, ['r0|actor/pg_clipfrac', 'r0|x', 'r1|y'])).toBe(true);
+    expect(onlyZeros([], ['r0|a'])).toBe(true);
+    expect(onlyZeros([{ step: 1, 'r0|a': 0, 'r1|a': 2 }], ['r0|a', 'r1|a'])).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { memo, useMemo, useRef, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { buildRows, columnKey, seriesForRun, type ChartSpec } from '../lib/chartdata';
+import { buildRows, columnKey, onlyZeros, seriesForRun, type ChartSpec } from '../lib/chartdata';
 import { composeChartSvg, type PngLegendEntry } from '../lib/chartpng';
 import type { EventKind, RunEvent } from '../lib/explain';
 import { downloadBlob, safeFileName, serializeSvg, svgMarkupToPngBlob } from '../lib/download';
@@ -268,21 +268,12 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     [refSeries, refSeeds],
   );
   // No left-axis value but 0 (or none yet: on-policy clip fractions are not measured): recharts would label it 0–4.
+  // Column keys hold '|' (columnKey), so the memo key joins them with a newline.
   const leftKeys = lineList
     .filter((l) => !l.right)
     .map((l) => l.key)
-    .join('|');
-  const flatZero = useMemo(() => {
-    if (log) return false;
-    const keys = leftKeys.split('|');
-    for (const r of rows as Record<string, unknown>[]) {
-      for (const k of keys) {
-        const v = r[k];
-        if (v !== null && v !== undefined && v !== 0) return false;
-      }
-    }
-    return true;
-  }, [rows, log, leftKeys]);
+    .join('\n');
+  const flatZero = useMemo(() => !log && onlyZeros(rows, leftKeys.split('\n')), [rows, log, leftKeys]);
   const parts = useMemo(
     () => (
       <>

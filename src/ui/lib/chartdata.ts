@@ -72,6 +72,20 @@ export const columnKey = (slot: number, key: string) => `r${slot}|${key}`;
 
 export type ChartRow = { step: number } & Record<string, number | null>;
 
+/**
+ * Whether the rows hold no value but 0 in any of the columns `keys` (or none at all): the chart
+ * then draws a 0–1 axis (recharts would label it 0–4). Keys are whole column keys (`r0|actor/lr`).
+ */
+export function onlyZeros(rows: readonly Record<string, unknown>[], keys: readonly string[]): boolean {
+  for (const r of rows) {
+    for (const k of keys) {
+      const v = r[k];
+      if (v !== null && v !== undefined && v !== 0) return false;
+    }
+  }
+  return true;
+}
+
 /** A held-out accuracy key, `val/avg@8/t1.0`: its kind, k and temperature. */
 export interface HeldOutKey {
   key: string;

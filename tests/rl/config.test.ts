@@ -259,13 +259,13 @@ describe('presets', () => {
     const m = PRESETS.magic;
     expect([m.loss.epsLow, m.loss.epsHigh, m.loss.dualClip, m.loss.aggregation, m.loss.kl.beta]).toEqual([0.2, 0.2, null, 'token-mean', 0]);
     expect([m.rollout.temperature, m.update.miniBatches, m.update.reuseEpochs, m.rejection.mode, m.truncation.mode]).toEqual([1, 1, 1, 'drop', 'none']);
-    expect(m.stages.map((s) => s.maxResponseLength)).toEqual([24, 40]);
+    expect(m.stages.map((s) => [s.maxResponseLength, s.steps])).toEqual([[24, 200], [40, 200]]);
     expect(m.model).toMatchObject({ vocabSize: VOCAB_SIZE, contextLength: 64, dModel: 64, nLayers: 2, nHeads: 4 });
     const g = PRESETS.grpo;
     expect([g.loss.aggregation, g.loss.kl.beta, g.loss.kl.type, g.loss.entropy.mode, g.rejection.mode, g.data.onlineFilter, g.data.offlineFilter.enabled]).toEqual([
       'seq-mean-token-mean', 1e-3, 'k3', 'off', 'off', false, false,
     ]);
-    expect(PRESETS['single-stage'].stages).toEqual([{ maxResponseLength: 40, steps: 200, convergence: null, batchPrompts: null, groupSize: null, temperature: null }]);
+    expect(PRESETS['single-stage'].stages).toEqual([{ maxResponseLength: 40, steps: 400, convergence: null, batchPrompts: null, groupSize: null, temperature: null }]);
   });
 
   it('tiny variants: tiny model, 2 prompts × 4, two stages of 2 steps', () => {

@@ -219,7 +219,7 @@ describe('the other charts', () => {
   it('learning rate: the current η and the schedule that set it; none for records made before actor/lr', () => {
     expect(explainCharts(run([rec(1, { 'actor/lr': 6e-4 }), rec(2, { 'actor/lr': 6e-4 })])).lr).toBe('η = 0.0006 at step 2: constant at 0.0006.');
     const cosine = validateRunConfig({ update: { lr: 1e-3, lrSchedule: { mode: 'cosine', warmupSteps: 10, minRatio: 0.1 } } });
-    const at150 = 1e-3 * lrFactor(cosine.update.lrSchedule, 150, 200);
+    const at150 = 1e-3 * lrFactor(cosine.update.lrSchedule, 150, 400);
     expect(explainCharts(run([rec(150, { 'actor/lr': at150 })], cosine)).lr).toBe(`η = ${Number(at150.toPrecision(3))} at step 150: after a linear warmup over the first 10 steps, a cosine from 0.001 down to 0.0001 at the last step.`);
     // verl's own lr in an imported run is not the lab config's: only the logged value is told
     expect(explainCharts(run([rec(3, { 'actor/lr': 1e-6 })])).lr).toBe('η = 0.000001 at step 3.');

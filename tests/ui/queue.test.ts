@@ -47,7 +47,7 @@ describe('planning', () => {
     expect(stepLimit({ steps: null }, cfg)).toBeNull();
     expect(stepLimit({ steps: total }, cfg)).toBeNull();
     expect(stepLimit({ steps: 2 }, cfg)).toBe(2);
-    expect(scheduleSteps(getPreset('magic'))).toBe(200);
+    expect(scheduleSteps(getPreset('magic'))).toBe(400);
     expect(runFinished('done', 4, null)).toBe(true);
     expect(runFinished('paused', 4, null)).toBe(false);
     expect(runFinished('paused', 2, 2)).toBe(true);

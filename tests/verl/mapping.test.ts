@@ -31,7 +31,7 @@ function configs(): [string, RunConfig][] {
 }
 
 describe('the learning-rate schedule', () => {
-  const cfg = validateRunConfig({ update: { lrSchedule: { mode: 'cosine', warmupSteps: 10, minRatio: 0.1 } } });
+  const cfg = validateRunConfig({ stages: [{ maxResponseLength: 24, steps: 100 }, { maxResponseLength: 40, steps: 100 }], update: { lrSchedule: { mode: 'cosine', warmupSteps: 10, minRatio: 0.1 } } });
   const value = (flavor: VerlFlavor, stage: number, key: string) => stageOverrides(cfg, planStages(cfg)[stage], flavor, 1000).find((o) => o.key === key)?.value;
   it('upstream takes the type, warmup steps and floor as they are', () => {
     for (const stage of [0, 1]) {
@@ -195,11 +195,11 @@ describe('the values follow the config', () => {
       [`${R}.val_kwargs.temperature`]: '1',
       'trainer.test_freq': '20',
       'trainer.save_freq': '20',
-      'trainer.total_training_steps': '100',
+      'trainer.total_training_steps': '200',
       'trainer.val_before_train': 'True',
       'custom_reward_function.path': "'${DATA_DIR}/reward.py'",
     });
-    expect(s2).toMatchObject({ 'data.max_response_length': '40', 'trainer.total_training_steps': '200', 'trainer.val_before_train': 'False' });
+    expect(s2).toMatchObject({ 'data.max_response_length': '40', 'trainer.total_training_steps': '400', 'trainer.val_before_train': 'False' });
     const fork = args('magic', 0, 'skywork-or1');
     expect(fork).toMatchObject({
       [`${A}.clip_ratio`]: '0.2',
@@ -224,7 +224,7 @@ describe('the values follow the config', () => {
     expect(args('temp-0.6', 1, 'skywork-or1')[`${R}.temperature`]).toBe('0.6');
     expect(args('const-entropy-large', 0, 'upstream')[`${A}.entropy_coeff`]).toBe('0.5');
     expect(args('const-entropy-large', 0, 'skywork-or1')).toMatchObject({ [`${A}.entropy_coeff`]: '0.5', [`${A}.adaptive_entropy.enabled`]: 'False' });
-    expect(args('single-stage', 0, 'upstream')).toMatchObject({ 'data.max_response_length': '40', 'trainer.total_training_steps': '200' });
+    expect(args('single-stage', 0, 'upstream')).toMatchObject({ 'data.max_response_length': '40', 'trainer.total_training_steps': '400' });
     expect(planStages(getPreset('single-stage')).length).toBe(1);
   });
 

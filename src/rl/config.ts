@@ -221,13 +221,13 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
       // [+0.9, +5.6] — and with the 16-sample filter 0.1 and 0.05 end equal; 0.1 keeps the controller
       // acting (this base starts at 0.21–0.24 nats at τ = 1; the paper's 0.2 is for its models).
       target: 0.1,
-      // The paper text's Δ. The released 1e-4 moves c by 0.02 in a 200-step run: nothing at this scale.
+      // The paper text's Δ. The released 1e-4 moves c by 0.04 in a 400-step run: nothing at this scale.
       delta: 5e-3,
       cMin: 0,
       // c ≈ 0.3 still let e_k sink to 0.8·target (10-step mean); c ≈ 0.5–1 holds it at the target.
       cMax: 2,
-      // Starts where holding needs it (paper: c_0 = 0): ramping from 0 by Δ takes ~150 steps, the
-      // whole run. While e_k ≥ target α = 0 and c decays by Δ, so c_0 only matters at the first dip.
+      // Starts where holding needs it (paper: c_0 = 0): ramping from 0 by Δ takes ~150 steps, most
+      // of a stage. While e_k ≥ target α = 0 and c decays by Δ, so c_0 only matters at the first dip.
       c0: 1,
       // α of 'constant' mode; inert here (adaptive). The const-entropy-small/-large presets set their own.
       constantCoef: 0.01,

@@ -4,7 +4,7 @@
  * is a link — the page's own config encoding (lib/url.ts) plus try=<card>.<setup> — so a card can
  * be shared or put on a worksheet.
  *
- * Sizes: a full-size preset runs 2 × 100 steps; the cards shorten it to 2 × SHORT_STAGE_STEPS
+ * Sizes: a full-size preset runs 2 × 200 steps; the cards shorten it to 2 × SHORT_STAGE_STEPS
  * (same response lengths and batch, so the offline-filter result stored in the shipped base still
  * applies and the run starts at once) — a few minutes on a laptop. The first card uses the -tiny
  * presets (4 steps, seconds) to show what the page explains before anything is learnt.

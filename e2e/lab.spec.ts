@@ -4,7 +4,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { presetNames } from '../src/rl/config';
+import { getPreset, presetNames } from '../src/rl/config';
 import { longTasks, longTinyUrl, openLab, playThenPause, recordLongTasks, stepOf, waitForState } from './helpers';
 
 test('opens on the MAGIC preset, one click from a run, with every preset and documented fields', async ({ page }) => {
@@ -18,7 +18,7 @@ test('opens on the MAGIC preset, one click from a run, with every preset and doc
   await expect(epsHigh).toHaveAttribute('title', /ε_high/);
   await expect(page.getByTestId('config-panel')).toContainText('ε_high');
   await expect(page.getByTestId('stage-editor')).toContainText('Stage 2');
-  await expect(page.getByTestId('timeline-stage-0')).toContainText('100 steps');
+  await expect(page.getByTestId('timeline-stage-0')).toContainText(`${getPreset('magic').stages[0].steps} steps`);
 });
 
 test('trains a tiny preset: one step, then play to the end; charts and rollouts fill; the page stays responsive', async ({ page }) => {

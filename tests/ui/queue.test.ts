@@ -1,7 +1,7 @@
 /** The "Run this finding here" queue: planning from a real reference file, and the reducer over the Worker's states. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { getPreset, presetNames } from '../../src/rl/config';
+import { fixedRunSteps, getPreset, presetNames } from '../../src/rl/config';
 import {
   nextToStart,
   planQueue,
@@ -9,7 +9,6 @@ import {
   queueProgress,
   queueReducer,
   runFinished,
-  scheduleSteps,
   stepLimit,
   type RunQueue,
 } from '../../src/ui/lib/queue';
@@ -42,12 +41,12 @@ describe('planning', () => {
   });
   it('steps: the whole schedule when the reference ran it, else a limit the page stops at', () => {
     const cfg = getPreset('magic-tiny');
-    const total = scheduleSteps(cfg)!;
+    const total = fixedRunSteps(cfg)!;
     expect(total).toBe(4);
     expect(stepLimit({ steps: null }, cfg)).toBeNull();
     expect(stepLimit({ steps: total }, cfg)).toBeNull();
     expect(stepLimit({ steps: 2 }, cfg)).toBe(2);
-    expect(scheduleSteps(getPreset('magic'))).toBe(400);
+    expect(fixedRunSteps(getPreset('magic'))).toBe(400);
     expect(runFinished('done', 4, null)).toBe(true);
     expect(runFinished('paused', 4, null)).toBe(false);
     expect(runFinished('paused', 2, 2)).toBe(true);

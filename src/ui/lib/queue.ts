@@ -6,7 +6,7 @@
  * Each queued run is the reference's own: same preset, same seed, same number of steps (the
  * reference's `--steps`, or the preset's whole schedule), from the page's base checkpoint.
  */
-import { getPreset, validateRunConfig, type RunConfig } from '../../rl/config';
+import { fixedRunSteps, getPreset, validateRunConfig, type RunConfig } from '../../rl/config';
 import type { RunState } from '../../worker/protocol';
 import type { ReferenceFile } from './reference';
 
@@ -49,11 +49,6 @@ export function planQueue(ref: ReferenceFile, knownPresets: readonly string[]): 
   return { reference: ref.name, steps: ref.schedule.steps, items, status: items.length ? 'running' : 'done', message: null };
 }
 
-/** Total steps of a fixed schedule, or null when a stage ends on convergence. */
-export function scheduleSteps(cfg: RunConfig): number | null {
-  return cfg.stages.every((s) => s.steps !== null) ? cfg.stages.reduce((a, s) => a + (s.steps ?? 0), 0) : null;
-}
-
 /** The config of a queued run: the preset with the reference's seed. */
 export function queuedRunConfig(item: Pick<QueuedRun, 'preset' | 'seed'>): RunConfig {
   return validateRunConfig({ ...getPreset(item.preset), seed: item.seed });
@@ -65,7 +60,7 @@ export function queuedRunConfig(item: Pick<QueuedRun, 'preset' | 'seed'>): RunCo
  */
 export function stepLimit(q: Pick<RunQueue, 'steps'>, cfg: RunConfig): number | null {
   if (q.steps === null) return null;
-  const total = scheduleSteps(cfg);
+  const total = fixedRunSteps(cfg);
   return total !== null && q.steps >= total ? null : q.steps;
 }
 

@@ -80,6 +80,16 @@ function checkInt(cfg: Record<string, unknown>, field: string, min: number, max:
   if (v < min || v > max) throw new ConfigError(field, `must be between ${min} and ${max}, got ${v}`);
 }
 
+/** [min, max] of each integer field, in the order they are checked (the page's model fields read them too). */
+export const MODEL_INT_BOUNDS: Readonly<Record<'vocabSize' | 'contextLength' | 'nLayers' | 'dModel' | 'nHeads' | 'mlpRatio', readonly [number, number]>> = {
+  vocabSize: [2, 65536],
+  contextLength: [1, MAX_CONTEXT_LENGTH],
+  nLayers: [1, 64],
+  dModel: [1, 4096],
+  nHeads: [1, 256],
+  mlpRatio: [1, 16],
+};
+
 /**
  * Validates a (possibly partial, possibly untrusted) model config and returns a complete one.
  * Unknown fields are rejected so that a typo does not silently fall back to a default.
@@ -94,12 +104,7 @@ export function validateModelConfig(input: unknown, limits?: ModelLimits): Model
     if (!known.includes(k)) throw new ConfigError(k, `unknown model config field (known: ${known.join(', ')})`);
   }
   const cfg = { ...DEFAULT_MODEL_CONFIG, ...(input as Partial<ModelConfig>) } as unknown as Record<string, unknown>;
-  checkInt(cfg, 'vocabSize', 2, 65536);
-  checkInt(cfg, 'contextLength', 1, MAX_CONTEXT_LENGTH);
-  checkInt(cfg, 'nLayers', 1, 64);
-  checkInt(cfg, 'dModel', 1, 4096);
-  checkInt(cfg, 'nHeads', 1, 256);
-  checkInt(cfg, 'mlpRatio', 1, 16);
+  for (const [field, [min, max]] of Object.entries(MODEL_INT_BOUNDS)) checkInt(cfg, field, min, max);
   if ((cfg.dModel as number) % (cfg.nHeads as number) !== 0) {
     throw new ConfigError('dModel', `must be divisible by nHeads (${cfg.dModel} % ${cfg.nHeads} != 0)`);
   }

@@ -31,3 +31,4 @@ export {
   type Dataset,
 } from './dataset';
 export { distinctProblemCount, usableProblemCount, sharedProblemCount, DISTINCT_CAP, SMALL_SPACE } from './capacity';
+export { buildRunDataset, type RunDatasetInput } from './run-dataset';

@@ -29,6 +29,8 @@ export interface NumberRule extends FieldDoc {
   /** A bound that depends on other fields (`parent`: the object holding this field); replaces the static one. */
   minOf?: (c: RunConfig, parent: Rec) => number;
   maxOf?: (c: RunConfig, parent: Rec) => number;
+  /** Also bounded above by other fields, in a check step (says which): the static max is then no value to offer. */
+  crossMax?: string;
   /** null is allowed (off, or: inherit the rollout default). */
   nullable?: boolean;
   /** May be absent; null is normalised to absent. */
@@ -161,7 +163,7 @@ export const RULES: readonly RuleStep[] = [
   field('rejection.maxRefillRounds', int('refill', 0, 100, { unit: 'rounds' })),
   field('truncation.mode', oneOf('trunc', ['none', 'adv-mask-before', 'adv-mask-after'])),
 
-  field('update.miniBatches', int('D_R/D_T', 1, 100_000)),
+  field('update.miniBatches', int('D_R/D_T', 1, 100_000, { crossMax: 'G of every stage' })),
   field('update.reuseEpochs', int('N_reuse', 1, 100)),
   field('update.lr', num('η', 0, 1, { minOpen: true })),
   field('update.lrSchedule.mode', oneOf('η(k)', ['constant', 'cosine'])),

@@ -334,9 +334,14 @@ export class MagicTrainer {
     return out;
   }
 
-  /** Replaces the stage schedule; stages already finished must stay as they were. */
-  setStages(stages: StageConfig[]): void {
+  /**
+   * Replaces the stage schedule; stages already finished must stay as they were. `admit` sees the
+   * validated config first and may refuse it by throwing (the Worker's resource check), so the
+   * edit is validated once here.
+   */
+  setStages(stages: StageConfig[], admit?: (next: RunConfig) => void): void {
     const next = validateRunConfig({ ...this.cfg, stages });
+    admit?.(next);
     const current = this.status().stage;
     for (let i = 0; i < current; i++) {
       if (JSON.stringify(next.stages[i]) !== JSON.stringify(this.cfg.stages[i])) {

@@ -113,8 +113,9 @@ async function applyPending() {
     pendingStages = null;
     try {
       // A later stage's larger batch or length must fit the engine too (its plans are built when the stage starts).
-      if (backend) checkRunResources(validateRunConfig({ ...trainer.config, stages: s }), { engine: engineLimitsOf(backend), host: browserHostLimits() });
-      trainer.setStages(s);
+      trainer.setStages(s, (next) => {
+        if (backend) checkRunResources(next, { engine: engineLimitsOf(backend), host: browserHostLimits() });
+      });
     } catch (e) {
       post({ type: 'error', message: `Stage edit rejected: ${errMsg(e)}` });
     }

@@ -68,7 +68,7 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   const finding = getFinding(positional);
   if (!finding) throw new UsageError(`ablate: unknown finding ${JSON.stringify(positional)} (known: ${findingIds().join(', ')})`);
   const missing = finding.presets.filter((p) => !presetNames().includes(p));
-  if (missing.length) throw new UsageError(`ablate ${finding.id}: this build has no preset ${missing.join(', ')} (src/rl/config.ts)`);
+  if (missing.length) throw new UsageError(`ablate ${finding.id}: this build has no preset ${missing.join(', ')} (src/rl/config/presets.ts)`);
   const out = String(flags.out ?? join(reportsDir, finding.id));
   const o = sweepOptionsFromFlags(flags, finding.presets, out, `magic-lab ablate ${argv.join(' ')}`);
   if (flags.runs === undefined) o.runs = join(reportsDir, 'runs', poolTag(o));

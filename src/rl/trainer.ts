@@ -334,11 +334,7 @@ export class MagicTrainer {
     return out;
   }
 
-  /**
-   * Replaces the stage schedule; stages already finished must stay as they were. `admit` sees the
-   * validated config first and may refuse it by throwing (the Worker's resource check), so the
-   * edit is validated once here.
-   */
+  /** Replaces the stage schedule (finished stages must stay as they were); `admit` may refuse the validated config by throwing (the Worker's resource check). */
   setStages(stages: StageConfig[], admit?: (next: RunConfig) => void): void {
     const next = validateRunConfig({ ...this.cfg, stages });
     admit?.(next);

@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { validateRunConfig } from '../rl/config';
-import { importRunFiles, parseRunFile, RunFileError, runToJsonl } from '../ui/lib/runfile';
+import { importRunFiles, parseRunFile, RunFileError, runToJsonl } from '../io/runfile';
 import { warningLines } from '../verl/import';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 

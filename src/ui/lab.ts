@@ -14,7 +14,7 @@ import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onS
 import { downloadBlob, safeFileName } from './lib/download';
 import { currentIndex, nextToStart, planQueue, queuedRunConfig, queueReducer, stepLimit, type QueueEvent } from './lib/queue';
 import { fetchReferenceFile, fetchReferenceIndex, type ReferenceFile } from './lib/reference';
-import { importRunFiles, runToCsv, runToJsonl, sameRunRecords, type RunData } from './lib/runfile';
+import { importRunFiles, runToCsv, runToJsonl, sameRunRecords, type RunData } from '../io/runfile';
 import { warningLines } from '../verl/import';
 import { staggerQueue } from './lib/stagger';
 import { backendFromUrl, setupFromUrl, urlSearchFor, withBackend } from './lib/url';

@@ -20,7 +20,7 @@ import { setPath } from './lib/fields';
 import { addSamples, emptyHistory, type InspectorHistory } from './lib/inspector';
 import type { RunQueue } from './lib/queue';
 import type { ReferenceFile, ReferenceIndex } from './lib/reference';
-import type { RunData } from './lib/runfile';
+import type { RunData } from '../io/runfile';
 
 export type DeviceState =
   | { status: 'starting' }

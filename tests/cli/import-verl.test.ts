@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { cliRunner } from './harness';
 import { main } from '../../src/cli/main';
 import { getPreset } from '../../src/rl/config';
-import { parseRunFile } from '../../src/ui/lib/runfile';
+import { parseRunFile } from '../../src/io/runfile';
 
 const FIX = join(__dirname, '..', 'verl', 'fixtures');
 const dir = mkdtempSync(join(tmpdir(), 'magic-import-verl-'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCsv, parseJsonl, runToCsv, runToJsonl } from '../../src/ui/lib/runfile';
+import { parseCsv, parseJsonl, runToCsv, runToJsonl } from '../../src/io/runfile';
 import { fakeRun } from '../ui/helpers';
 import {
   LATER_STEP_METRIC_KEYS,

@@ -1,7 +1,7 @@
 import { getPreset } from '../../src/rl/config';
 import { STEP_METRIC_KEY_LIST } from '../../src/rl/metrics';
 import type { EvalRecord, StepRecord } from '../../src/rl/trainer-types';
-import type { RunData } from '../../src/ui/lib/runfile';
+import type { RunData } from '../../src/io/runfile';
 
 export function fakeStep(step: number, stage = 0, over: Partial<Record<string, number>> = {}): StepRecord {
   const r: Record<string, number> = { step, time_ms: step * 100 };

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STEP_METRIC_KEY_LIST } from '../../src/rl/metrics';
 import { extraMetricKeys, chartSpecs } from '../../src/ui/lib/chartdata';
-import { importRunFiles, parseRunFile, RunFileError, runToCsv, runToJsonl } from '../../src/ui/lib/runfile';
+import { importRunFiles, parseRunFile, RunFileError, runToCsv, runToJsonl } from '../../src/io/runfile';
 import { detectVerlFormat, importVerlRun, isFractionKey, parseValue, tagFromFileName, VerlImportError, warningLines, warningText } from '../../src/verl/import';
 import { fakeRun } from '../ui/helpers';
 

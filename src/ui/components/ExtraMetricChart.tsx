@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import type { ChartSpec, MetricKeyRef } from '../lib/chartdata';
-import type { RunData } from '../lib/runfile';
+import type { RunData } from '../../io/runfile';
 import { useLab } from '../store';
 import { MetricChart } from './MetricChart';
 

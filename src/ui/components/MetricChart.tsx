@@ -6,7 +6,7 @@ import type { EventKind, RunEvent } from '../lib/explain';
 import { downloadBlob, safeFileName, serializeSvg, svgMarkupToPngBlob } from '../lib/download';
 import { mergeReferenceRows, refBandKey, referenceLegends, referenceSeries, refMeanKey, refSeedKey } from '../lib/refchart';
 import type { ReferenceFile } from '../lib/reference';
-import type { RunData } from '../lib/runfile';
+import type { RunData } from '../../io/runfile';
 import { useStaggered } from '../lib/stagger';
 import { useChartHover } from './useChartHover';
 

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { deleteRun, exportRun, renameRun, resumeRun } from '../lab';
-import type { RunData } from '../lib/runfile';
+import type { RunData } from '../../io/runfile';
 import { isLive, useLab } from '../store';
 
 /** One run in the list: show / overlay, rename, export, resume, delete. */

@@ -5,7 +5,7 @@
  */
 import type { RunConfig } from '../../rl/config';
 import { evalKey, STEP_METRIC_KEY_LIST } from '../../rl/metrics';
-import type { RunData } from './runfile';
+import type { RunData } from '../../io/runfile';
 import { downsample, emaSmooth } from './smoothing';
 
 /** Run ids to draw: the active run first, then the overlay selection (existing runs only, no duplicates). */

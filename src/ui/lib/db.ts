@@ -8,7 +8,7 @@
  * in this tab, reports the reason once through `onStorageProblem`, and export still works. A
  * write that fails never touches what was saved before (each put is its own transaction).
  */
-import type { RunData } from './runfile';
+import type { RunData } from '../../io/runfile';
 
 const DB_NAME = 'magic-lab';
 const DB_VERSION = 1;

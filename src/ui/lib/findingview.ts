@@ -8,7 +8,7 @@ import type { ChartSpec } from './chartdata';
 import { queuedRunName } from './queue';
 import { REFERENCE_COLOURS } from './refchart';
 import type { Num, ReferenceFile } from './reference';
-import type { RunData } from './runfile';
+import type { RunData } from '../../io/runfile';
 
 const AVG_RE = /^val\/avg@\d+\/t([0-9.]+)$/;
 

@@ -1,6 +1,7 @@
 /**
  * Run files: export a run (config + metrics) as JSONL or CSV, and import one back with
- * validation. Every import error names the file and the line: `run.jsonl:3: …`.
+ * validation. Every import error names the file and the line: `run.jsonl:3: …`. No browser code:
+ * the page (Runs → Import / Export) and the CLI (`magic-lab import-verl`) both read and write them.
  *
  * JSONL: line 1 `{"type":"run","format":"magic-lab-run","version":2,id,name,preset,createdAt,config}`,
  * then one `{"type":"step",…StepRecord}` or `{"type":"eval",…EvalRecord}` per line, and last
@@ -21,11 +22,11 @@
  * export, JSONL metrics such as `magic-lab train`'s metrics.jsonl): src/verl/import.ts reads
  * them, and importRunFiles wraps the records into a run (docs/verl-import.md).
  */
-import { crc32Label } from '../../model/checkpoint';
-import { DEFAULT_RUN_CONFIG, validateRunConfig, type RunConfig } from '../../rl/config';
-import { LATER_STEP_METRIC_KEYS, STEP_METRIC_KEY_LIST } from '../../rl/metrics';
-import type { EvalRecord, StepRecord } from '../../rl/trainer-types';
-import { FORMAT_LABELS, importVerlRun, VerlImportError, type ImportWarning, type VerlImport, type VerlImportOptions } from '../../verl/import';
+import { crc32Label } from '../model/checkpoint';
+import { DEFAULT_RUN_CONFIG, validateRunConfig, type RunConfig } from '../rl/config';
+import { LATER_STEP_METRIC_KEYS, STEP_METRIC_KEY_LIST } from '../rl/metrics';
+import type { EvalRecord, StepRecord } from '../rl/trainer-types';
+import { FORMAT_LABELS, importVerlRun, VerlImportError, type ImportWarning, type VerlImport, type VerlImportOptions } from '../verl/import';
 
 export const RUN_FILE_FORMAT = 'magic-lab-run';
 /** The version this build writes: 2 ends with a checksum record (version 1, without one, is still read). */

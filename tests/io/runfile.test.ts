@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { importRunFiles, parseCsv, parseJsonl, parseRunFile, RunFileError, runToCsv, sameRunRecords, runToJsonl, sealRunJsonl } from '../../src/ui/lib/runfile';
-import { fakeRun } from './helpers';
+import { importRunFiles, parseCsv, parseJsonl, parseRunFile, RunFileError, runToCsv, sameRunRecords, runToJsonl, sealRunJsonl } from '../../src/io/runfile';
+import { fakeRun } from '../ui/helpers';
 
 describe('JSONL export / import', () => {
   it('round-trips config, steps and evals (NaN survives as null)', () => {

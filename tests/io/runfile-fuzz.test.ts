@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateRunConfig } from '../../src/rl/config';
 import { STEP_METRIC_KEY_LIST } from '../../src/rl/metrics';
-import { importRunFiles, RunFileError, runToCsv, runToJsonl, sealRunJsonl, type RunImport } from '../../src/ui/lib/runfile';
+import { importRunFiles, RunFileError, runToCsv, runToJsonl, sealRunJsonl, type RunImport } from '../../src/io/runfile';
 import { flipChars, fuzzCase, mutateJson, newTally, randomText, Rng, type FuzzTally } from '../fuzz';
-import { fakeRun } from './helpers';
+import { fakeRun } from '../ui/helpers';
 
 /** What the page relies on in an imported run, checked independently of the importer. */
 function checkImported({ run }: RunImport): void {

@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { STEP_METRIC_KEY_LIST } from '../../src/rl/metrics';
 import { extraMetricKeys, chartSpecs } from '../../src/ui/lib/chartdata';
 import { importRunFiles, parseRunFile, RunFileError, runToCsv, runToJsonl } from '../../src/io/runfile';
-import { detectVerlFormat, importVerlRun, isFractionKey, parseValue, tagFromFileName, VerlImportError, warningLines, warningText } from '../../src/verl/import';
+import { tagFromFileName } from '../../src/verl/csv-log';
+import { detectVerlFormat, importVerlRun, VerlImportError, warningLines, warningText } from '../../src/verl/import';
+import { isFractionKey, parseValue } from '../../src/verl/log-records';
 import { fakeRun } from '../ui/helpers';
 
 const FIX = join(__dirname, 'fixtures');

@@ -9,6 +9,9 @@
  *   tokens the clip acted on      clippedPositions(policy, batch, rows, ε)  (off-policy mini-batches only:
  *                                 on-policy ρ ≡ 1 at the update, so nothing is ever clipped)
  *   alternatives at a position    nextTokenLogp(policy, prompt, response, position, T) → src/rl/token-probs.ts
+ *
+ * The trainer reaches the per-step part through one hook, groupInspector() (TrainerInit.inspector),
+ * which the page's Worker passes; without it (the CLI) a step does none of this work.
  */
 import type { PolicyEngine, UpdateBatch } from '../model/engine';
 import { PAD_ID } from '../tasks';
@@ -160,4 +163,52 @@ export class ClipMarks {
   of(index: number): number[] {
     return [...(this.marks.get(index) ?? [])].sort((a, b) => a - b);
   }
+}
+
+/** One step of the trainer as the inspector sees it, once rejection sampling has chosen the kept groups. */
+export interface InspectedStep {
+  policy: PolicyEngine;
+  /** Batch group indices kept by rejection sampling, in update order. */
+  keptGroups: readonly number[];
+  groupSize: number;
+  /** Batch group indices the step records (inspectedGroups). */
+  shownGroups: readonly number[];
+  /** Kept responses: kept response k is response keptGroups[⌊k/G⌋]·G + k mod G of the batch. */
+  keptRolls: readonly Rollout[];
+  eps: { epsLow: number; epsHigh: number };
+}
+
+/** One step's inspection; the trainer calls it at the points below, and it only reads the policy. */
+export interface StepInspection {
+  /** Just before each mini-batch update `batch` of kept responses `mb` (clip marks, off-policy only). */
+  beforeUpdate(mb: readonly number[], batch: UpdateBatch): Promise<void>;
+  /** After the step's updates, only when something was updated: log π of the shown groups' responses, in order. */
+  afterUpdate(shownRolls: readonly Rollout[], T: number, temperature: number): Promise<void>;
+  /** ρ and clip marks of the `shownIndex`-th shown response (batch response `batchIndex`); null without an update. */
+  marks(shownIndex: number, batchIndex: number, oldLogp: readonly number[]): { ratio: number[]; clipped: number[] } | null;
+}
+
+/** The hook the trainer calls when the page's inspector is on (TrainerInit.inspector). */
+export interface StepInspector {
+  /** Prompts whose groups every step records besides the first ones. */
+  watchedPrompts(pool: readonly number[]): number[];
+  beginStep(step: InspectedStep): StepInspection;
+}
+
+/** The group inspector: watched prompts, clip marks at each update, and ρ after the step from one extra forward. */
+export function groupInspector(): StepInspector {
+  return {
+    watchedPrompts: (pool) => watchedPrompts(pool),
+    beginStep({ policy, keptGroups, groupSize: G, shownGroups, keptRolls, eps }) {
+      const clipMarks = new ClipMarks(policy, keptGroups, G, new Set(shownGroups), keptRolls, eps);
+      let after: number[][] | null = null;
+      return {
+        beforeUpdate: (mb, batch) => clipMarks.before(mb, batch),
+        async afterUpdate(shownRolls, T, temperature) {
+          after = await responseLogp(policy, shownRolls, T, temperature, G);
+        },
+        marks: (shownIndex, batchIndex, oldLogp) => (after ? { ratio: ratios(after[shownIndex], oldLogp), clipped: clipMarks.of(batchIndex) } : null),
+      };
+    },
+  };
 }

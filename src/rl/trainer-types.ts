@@ -37,7 +37,7 @@ export interface SampleRecord {
   watched?: boolean;
   /**
    * Per token ρ = π_after / π_old: the probability under the policy after this step's update over
-   * the probability it was sampled with. Absent when the trainer does not inspect (TrainerInit.inspect)
+   * the probability it was sampled with. Absent when the trainer does not inspect (TrainerInit.inspector)
    * or the step made no update.
    */
   ratio?: number[];

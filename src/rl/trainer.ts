@@ -10,7 +10,8 @@
  *
  * Everything random derives from (seed, step), and every reduction is fixed-order, so a run
  * replays exactly on the same backend and adapter, and `saveCheckpoint` / resume continues it as if it
- * had never stopped. Used by the CLI (Node) and by the browser Worker alike.
+ * had never stopped. Used by the CLI (Node) and by the browser Worker alike; the page's group
+ * inspector hooks in through TrainerInit.inspector, read-only, and only when the page asks.
  */
 import { CheckpointError, crc32Label, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
 import { initParams } from '../model/init';
@@ -25,7 +26,7 @@ import { batchEntropy, controllerEntropy, entropyCoefForStep, initialEntropyStat
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
 import { planMiniBatches } from './minibatch';
-import { ClipMarks, inspectedGroups, ratios, responseLogp, watchedPrompts } from './inspect';
+import { inspectedGroups, type StepInspection, type StepInspector } from './inspect';
 import { lrFactor } from './lr-schedule';
 import { groupSignals, planRejection } from './rejection';
 import { DivergenceError, nonfiniteQuantity } from './divergence';
@@ -101,11 +102,12 @@ export interface TrainerInit {
   /** Names the checkpoint in errors (a file path); default "checkpoint". */
   checkpointName?: string;
   /**
-   * Record what the page's group inspector shows (src/rl/inspect.ts): the groups of the watched
-   * prompts besides the first ones, ρ after the update and clip marks per token. Read-only forward
-   * passes: the run's numbers are the same with or without it; it costs one small forward per step.
+   * The page's group inspector (groupInspector() in src/rl/inspect.ts): the trainer calls it only
+   * when given one, to record the groups of the watched prompts besides the first ones, ρ after the
+   * update and clip marks per token. It only reads (forward passes): the run's numbers are the same
+   * with or without it; it costs one small forward per step.
    */
-  inspect?: boolean;
+  inspector?: StepInspector;
 }
 
 /** Sequences per generation call: the largest rollout batch of any stage, so one decode plan serves all. */
@@ -245,7 +247,7 @@ export class MagicTrainer {
     ckpt = null;
     const trainer = new MagicTrainer(backend, cfg, data, policy, ref, state);
     trainer.startWeightsChecksum = weightsChecksum(start);
-    trainer.inspect = init.inspect ?? false;
+    trainer.inspector = init.inspector ?? null;
     if (!resumeState && cfg.data.offlineFilter.enabled) {
       const stored = baseMeta ? storedOfflineCorrect(baseMeta, trainer.offlineFilterKey(), data.train.length) : undefined;
       await trainer.runOfflineFilter(init.onProgress, stored, init.onSetup);
@@ -265,8 +267,8 @@ export class MagicTrainer {
   /** "crc32:<8 hex>" of the starting weights' float32 bytes (the checkpoint's params, or the seeded init). */
   private startWeightsChecksum = '';
 
-  /** TrainerInit.inspect. */
-  private inspect = false;
+  /** TrainerInit.inspector: called only when the page's inspector is on. */
+  private inspector: StepInspector | null = null;
 
   /** Correct-sample counts per training prompt from the offline filter (null when it did not run). */
   offlineCorrect: number[] | null = null;
@@ -429,7 +431,7 @@ export class MagicTrainer {
     const advantages = computeAdvantages(rewards, G, truncated, { normalizeStd: cfg.loss.advantageStd, truncation: cfg.truncation.mode });
     const keptGroups = plan!.keep;
     // Groups the samples record (the inspector adds its watched prompts' groups, and ρ / clip marks below).
-    const watched = new Set(this.inspect ? watchedPrompts(this.state.pool) : []);
+    const watched = new Set(this.inspector ? this.inspector.watchedPrompts(this.state.pool) : []);
     const shown = inspectedGroups(groups.map((g) => g.prompt), SAMPLE_GROUPS_PER_STEP, watched);
     const kept: { roll: Rollout; adv: number }[] = [];
     for (const g of keptGroups) for (let j = 0; j < G; j++) kept.push({ roll: all[g * G + j], adv: advantages[g * G + j] });
@@ -438,13 +440,13 @@ export class MagicTrainer {
     const entropies = batchEntropy(kept.length ? kept.map((k) => k.roll) : all);
     const entropyEstimate = controllerEntropy(cfg.loss.entropy.estimator, entropies);
     const cBefore = loggedEntropyCoef(cfg.loss.entropy, this.state.entropy);
-    const clipMarks = this.inspect ? new ClipMarks(this.policy, keptGroups, G, new Set(shown), kept.map((k) => k.roll), cfg.loss) : undefined;
+    const inspection = this.inspector?.beginStep({ policy: this.policy, keptGroups, groupSize: G, shownGroups: shown, keptRolls: kept.map((k) => k.roll), eps: cfg.loss });
     let alpha = NaN;
     let stats: StepStats[] = [];
     let trainedTokens = 0;
     if (kept.length) {
       alpha = entropyCoefForStep(cfg.loss.entropy, this.state.entropy, entropyEstimate);
-      const r = await this.update(kept, stage, alpha, step, clipMarks);
+      const r = await this.update(kept, stage, alpha, step, inspection);
       stats = r.stats;
       trainedTokens = r.tokens;
       this.state.entropy = updateEntropyState(cfg.loss.entropy, this.state.entropy, entropyEstimate);
@@ -482,12 +484,11 @@ export class MagicTrainer {
       [K.poolSize]: this.state.pool.length,
     } as StepRecord;
     // ρ after the update, for the recorded groups only (a read-only forward; none when nothing was updated).
-    let after: number[][] | null = null;
-    if (this.inspect && stats.length) {
+    if (inspection && stats.length) {
       const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + stage.maxResponseLength;
-      after = await responseLogp(this.policy, shown.flatMap((gi) => groups[gi].rolls), T, stage.temperature, G);
+      await inspection.afterUpdate(shown.flatMap((gi) => groups[gi].rolls), T, stage.temperature);
     }
-    const samples = this.sampleRecords(step, groups, advantages, G, new Set(keptGroups), { shown, watched, after, clipMarks });
+    const samples = this.sampleRecords(step, groups, advantages, G, new Set(keptGroups), { shown, watched, inspection });
     const result: TrainStepResult = { record, samples };
     const every = cfg.eval.everySteps;
     if ((every > 0 && step % every === 0) || this.status().done) result.eval = await this.evaluate();
@@ -511,7 +512,7 @@ export class MagicTrainer {
   }
 
   /** N_SGD mini-batch GRPO updates on the kept responses (D_T: planMiniBatches); returns per-optimizer-step stats. */
-  private async update(kept: { roll: Rollout; adv: number }[], stage: ResolvedStage, alpha: number, step: number, clipMarks?: ClipMarks) {
+  private async update(kept: { roll: Rollout; adv: number }[], stage: ResolvedStage, alpha: number, step: number, inspection?: StepInspection) {
     const cfg = this.cfg;
     const { maxResponseLength, temperature, groupSize: G, klBeta } = stage;
     const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + maxResponseLength;
@@ -557,7 +558,7 @@ export class MagicTrainer {
       // On-policy (one mini-batch): π_old is this forward's own logp, so ρ ≡ 1 at the step.
       if (!onPolicy) batch.oldLogp = old;
       if (klBeta > 0) batch.refLogp = (await this.ref!.forward(tok, tgt, rows, T, temperature)).logp;
-      await clipMarks?.before(mb, batch);
+      await inspection?.beforeUpdate(mb, batch);
       this.state.adamStep++;
       const st = await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions(step) });
       stats.push(st);
@@ -577,14 +578,14 @@ export class MagicTrainer {
     return { stats, tokens };
   }
 
-  /** Records of the `shown` groups; with the inspector, `after` (log π after the update, the shown groups' responses in order) and the clip marks. */
+  /** Records of the `shown` groups; with an inspection that saw an update, each also carries ρ after it and the clip marks. */
   private sampleRecords(
     step: number,
     groups: { prompt: number; rolls: Rollout[] }[],
     advantages: Float64Array,
     G: number,
     kept: Set<number>,
-    { shown, watched, after, clipMarks }: { shown: number[]; watched: ReadonlySet<number>; after: number[][] | null; clipMarks?: ClipMarks },
+    { shown, watched, inspection }: { shown: number[]; watched: ReadonlySet<number>; inspection?: StepInspection },
   ): SampleRecord[] {
     const out: SampleRecord[] = [];
     shown.forEach((gi, n) => {
@@ -607,8 +608,11 @@ export class MagicTrainer {
           promptId: g.prompt,
         };
         if (watched.has(g.prompt)) rec.watched = true;
-        if (after) rec.ratio = ratios(after[n * G + j], r.logp);
-        if (after && clipMarks) rec.clipped = clipMarks.of(gi * G + j);
+        const marks = inspection?.marks(n * G + j, gi * G + j, r.logp);
+        if (marks) {
+          rec.ratio = marks.ratio;
+          rec.clipped = marks.clipped;
+        }
         out.push(rec);
       });
     });

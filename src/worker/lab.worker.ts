@@ -11,7 +11,7 @@ import { DeviceLostError, isDeviceFault, type Backend, type BackendChoice } from
 import { validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { DivergenceError } from '../rl/divergence';
 import { DEVICE_RECOVERY, lossHeadline, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff } from '../rl/recovery';
-import { nextTokenLogp } from '../rl/inspect';
+import { groupInspector, nextTokenLogp } from '../rl/inspect';
 import { temperatureViews } from '../rl/token-probs';
 import { MagicTrainer } from '../rl/trainer';
 import { browserHostLimits, checkRunResources, engineLimitsOf } from '../rl/resources';
@@ -317,7 +317,7 @@ async function recoverFrom(fault: unknown): Promise<boolean> {
     return true;
   }
   try {
-    const t = await MagicTrainer.create(backend!, start.config, { checkpoint: lastCheckpoint ?? start.checkpoint, onProgress: (m) => postState(m), inspect: true });
+    const t = await MagicTrainer.create(backend!, start.config, { checkpoint: lastCheckpoint ?? start.checkpoint, onProgress: (m) => postState(m), inspector: groupInspector() });
     if (gen !== generation) {
       t.destroy();
       return false;
@@ -399,8 +399,8 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     losses = 0;
     resumedAt = -1;
     startEvalPosted = false;
-    // inspect: the samples carry ρ and clip marks for the page's group inspector (read-only; same run).
-    const t = await MagicTrainer.create(backend!, config, { checkpoint, onProgress: progress, onSetup: progress, inspect: true });
+    // inspector: the samples carry ρ and clip marks for the page's group inspector (read-only; same run).
+    const t = await MagicTrainer.create(backend!, config, { checkpoint, onProgress: progress, onSetup: progress, inspector: groupInspector() });
     if (gen !== generation) {
       t.destroy();
       return;

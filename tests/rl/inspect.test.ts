@@ -9,7 +9,7 @@ import { wasmBackend, type WasmBackend } from '../../src/model/cpu-policy';
 import type { Backend } from '../../src/model/engine';
 import { webgpuBackend } from '../../src/model/gpu-engine';
 import { getPreset, validateRunConfig, type RunConfig } from '../../src/rl/config';
-import { clippedBranch, inspectedGroups, nextTokenLogp, responseLogp, watchedPrompts } from '../../src/rl/inspect';
+import { clippedBranch, groupInspector, inspectedGroups, nextTokenLogp, responseLogp, watchedPrompts } from '../../src/rl/inspect';
 import type { Rollout } from '../../src/rl/rollout';
 import { MagicTrainer, type SampleRecord } from '../../src/rl/trainer';
 import { encodePrompt, VOCAB } from '../../src/tasks';
@@ -68,7 +68,7 @@ function tinyConfig(update: Partial<RunConfig['update']> = {}): RunConfig {
 }
 
 async function run(cfg: RunConfig, inspect: boolean, on?: Backend) {
-  const t = await MagicTrainer.create(on ?? (await backend()), cfg, { inspect, checkpoint: BASE });
+  const t = await MagicTrainer.create(on ?? (await backend()), cfg, { inspector: inspect ? groupInspector() : undefined, checkpoint: BASE });
   const records: Record<string, number>[] = [];
   const samples: SampleRecord[][] = [];
   while (!t.done) {

@@ -20,7 +20,7 @@ import { validateRunConfig, type RunConfig } from './config';
 import type { EntropyControllerState } from './entropy';
 import type { OfflineFilterReport } from './filters';
 import { trackStages } from './stages';
-import type { TrainerState } from './trainer';
+import type { TrainerState } from './trainer-state';
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,4 +1,5 @@
-/** Records the trainer emits: one per step, one per evaluation, and sample completions. */
+/** Records the trainer emits (one per step, one per evaluation, and sample completions), and its options. */
+import type { StepInspector } from './inspect';
 import type { StepMetrics } from './metrics';
 
 /** One training step: the verl-named metrics plus where the run is. */
@@ -43,4 +44,37 @@ export interface SampleRecord {
   ratio?: number[];
   /** Response positions where the clip took the gradient at an update (off-policy only; [] on-policy). Absent as ratio. */
   clipped?: number[];
+}
+
+export interface TrainStepResult {
+  record: StepRecord;
+  samples: SampleRecord[];
+  /** Present when this step ran the periodic evaluation. */
+  eval?: EvalRecord;
+}
+
+export interface TrainerInit {
+  /**
+   * A .mlck file: a run checkpoint (meta.kind "magic-lab-run") resumes that run — its config
+   * wins over `config` — while any other checkpoint (e.g. the shipped base) provides the
+   * starting weights.
+   */
+  checkpoint?: Uint8Array;
+  /** Called with progress text during long set-up work (offline filter). */
+  onProgress?: (message: string) => void;
+  /**
+   * Called with each set-up phase as it begins — generating the data, building the model, each
+   * batch of the offline filter — for a progress display (the page's Worker posts them; the CLI
+   * does not print them).
+   */
+  onSetup?: (message: string) => void;
+  /** Names the checkpoint in errors (a file path); default "checkpoint". */
+  checkpointName?: string;
+  /**
+   * The page's group inspector (groupInspector() in src/rl/inspect.ts): the trainer calls it only
+   * when given one, to record the groups of the watched prompts besides the first ones, ρ after the
+   * update and clip marks per token. It only reads (forward passes): the run's numbers are the same
+   * with or without it; it costs one small forward per step.
+   */
+  inspector?: StepInspector;
 }

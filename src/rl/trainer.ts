@@ -13,16 +13,15 @@
  * had never stopped. Used by the CLI (Node) and by the browser Worker alike; the page's group
  * inspector hooks in through TrainerInit.inspector, read-only, and only when the page asks.
  */
-import { CheckpointError, crc32Label, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
+import { CheckpointError, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
 import { initParams } from '../model/init';
 import { layoutParams } from '../model/config';
-import type { AdamWOptions, Backend, GrpoLossOptions, PolicyEngine, StepStats, UpdateBatch } from '../model/engine';
-import { maxPromptTokens, PAD_ID, VOCAB, type Dataset, type Problem } from '../tasks';
+import type { AdamWOptions, Backend, GrpoLossOptions, PolicyEngine, StepStats } from '../model/engine';
+import { maxPromptTokens, type Dataset, type Problem } from '../tasks';
 import { Rng } from '../util/rng';
 import { computeAdvantages } from './advantage';
-import { tokenWeights } from './aggregation';
 import { buildRunDataset, fixedRunSteps, longestResponseLength, resolveStage, validateRunConfig, type ResolvedStage, type RunConfig, type StageConfig } from './config';
-import { batchEntropy, controllerEntropy, entropyCoefForStep, initialEntropyState, loggedEntropyCoef, updateEntropyState, type EntropyControllerState } from './entropy';
+import { batchEntropy, controllerEntropy, entropyCoefForStep, loggedEntropyCoef, updateEntropyState } from './entropy';
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
 import { planMiniBatches } from './minibatch';
@@ -31,130 +30,23 @@ import { lrFactor } from './lr-schedule';
 import { groupSignals, planRejection } from './rejection';
 import { DivergenceError, nonfiniteQuantity } from './divergence';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
+import { offlineFilterKey, rolloutBatchSize, sampleOfflineCorrect, storedOfflineCorrect, weightsChecksum } from './offline-sampling';
 import { loadCheckpoint } from './run-checkpoint';
+import { sampleRecords } from './sample-records';
 import { trackStages } from './stages';
-import type { EvalRecord, SampleRecord, StepRecord } from './trainer-types';
+import { freshTrainerState, type TrainerState } from './trainer-state';
+import type { EvalRecord, StepRecord, TrainerInit, TrainStepResult } from './trainer-types';
+import { packUpdateBatch, type KeptResponse } from './update-batch';
 
-export type { EvalRecord, SampleRecord, StepRecord } from './trainer-types';
-export { checkRunState } from './run-checkpoint';
+// The records a step returns, and the rollout batch tests/rl/resources.test.ts checks, for callers of the trainer.
+export type { EvalRecord, SampleRecord, StepRecord, TrainStepResult } from './trainer-types';
+export { rolloutBatchSize } from './offline-sampling';
 
 /** Groups of each step kept as sample completions (the rest are summarised in metrics). */
 const SAMPLE_GROUPS_PER_STEP = 2;
 
 /** Seeds of the derived random streams (mixed with the run seed). */
 const STREAM = { rollout: 1, shuffle: 2, minibatch: 3, eval: 4, offline: 5, init: 6 } as const;
-
-/** Everything besides weights and AdamW moments that a resumed run needs (JSON in the checkpoint). */
-export interface TrainerState {
-  /** Steps done. */
-  step: number;
-  /**
-   * AdamW steps applied (N_SGD per RL step). A step rejected as non-finite does not count: it
-   * left the moments as they were, so the bias correction's t stays the number of updates they hold.
-   */
-  adamStep: number;
-  /** critic/score/mean of every step: the stage tracker's input. */
-  scoreHistory: number[];
-  entropy: EntropyControllerState;
-  /** Active training-prompt indices (after offline / online filtering). */
-  pool: number[];
-  /** Data cursor: epoch over the pool and position in its shuffled order. */
-  epoch: number;
-  position: number;
-  /** Per-prompt rollouts and solves in the current stage (online filter). */
-  attempts: number[];
-  solves: number[];
-  /** Stage whose start-of-stage work (online filter) has been done. */
-  stageStarted: number;
-  offline: OfflineFilterReport | null;
-  /** Training wall time so far (ms), excluding evaluations. */
-  elapsedMs: number;
-  /**
-   * Optimizer steps rejected as non-finite in a row, so a resumed run stops after the same
-   * update.maxNonfiniteSteps as an unbroken one. Absent while 0 (older files and finite runs
-   * keep their exact bytes).
-   */
-  nonfiniteStreak?: number;
-}
-
-export interface TrainStepResult {
-  record: StepRecord;
-  samples: SampleRecord[];
-  /** Present when this step ran the periodic evaluation. */
-  eval?: EvalRecord;
-}
-
-export interface TrainerInit {
-  /**
-   * A .mlck file: a run checkpoint (meta.kind "magic-lab-run") resumes that run — its config
-   * wins over `config` — while any other checkpoint (e.g. the shipped base) provides the
-   * starting weights.
-   */
-  checkpoint?: Uint8Array;
-  /** Called with progress text during long set-up work (offline filter). */
-  onProgress?: (message: string) => void;
-  /**
-   * Called with each set-up phase as it begins — generating the data, building the model, each
-   * batch of the offline filter — for a progress display (the page's Worker posts them; the CLI
-   * does not print them).
-   */
-  onSetup?: (message: string) => void;
-  /** Names the checkpoint in errors (a file path); default "checkpoint". */
-  checkpointName?: string;
-  /**
-   * The page's group inspector (groupInspector() in src/rl/inspect.ts): the trainer calls it only
-   * when given one, to record the groups of the watched prompts besides the first ones, ρ after the
-   * update and clip marks per token. It only reads (forward passes): the run's numbers are the same
-   * with or without it; it costs one small forward per step.
-   */
-  inspector?: StepInspector;
-}
-
-/** Sequences per generation call: the largest rollout batch of any stage, so one decode plan serves all. */
-export function rolloutBatchSize(cfg: RunConfig): number {
-  let b = 1;
-  cfg.stages.forEach((_, i) => {
-    const s = resolveStage(cfg, i);
-    b = Math.max(b, s.batchPrompts * s.groupSize);
-  });
-  return b;
-}
-
-/** "crc32:<8 hex>" of a parameter vector's float32 bytes: the weights part of offlineFilterKey. */
-export function weightsChecksum(params: Float32Array): string {
-  return crc32Label(new Uint8Array(params.buffer, params.byteOffset, params.byteLength));
-}
-
-/**
- * Identifies an offline-filter result: the starting weights ("crc32:<8 hex>" of their float32
- * bytes) plus everything that decides its samples. Pure, so a result stored in a base checkpoint
- * can be matched without a policy (export-verl does).
- */
-export function offlineFilterKey(cfg: RunConfig, startWeightsChecksum: string): string {
-  const d = cfg.data;
-  return JSON.stringify({
-    // The weights themselves, so a result cached before the weights changed (another sft, an edited file) is never reused.
-    weights: startWeightsChecksum,
-    seed: cfg.seed,
-    families: d.families,
-    difficulty: d.difficulty,
-    trainSize: d.trainSize,
-    testSize: d.testSize,
-    samples: d.offlineFilter.samples,
-    maxResponseLength: longestResponseLength(cfg),
-    batch: rolloutBatchSize(cfg),
-  });
-}
-
-/**
- * The per-prompt correct counts a base checkpoint stores under meta.offlineFilter = { key, correct }
- * (`magic-lab data filter --write`), when they were computed for exactly this key and set size.
- */
-export function storedOfflineCorrect(meta: Record<string, unknown>, key: string, trainSize: number): number[] | undefined {
-  const stored = meta.offlineFilter as { key?: unknown; correct?: unknown } | undefined;
-  if (!stored || stored.key !== key || !Array.isArray(stored.correct) || stored.correct.length !== trainSize) return undefined;
-  return stored.correct as number[];
-}
 
 export class MagicTrainer {
   private order: number[] = [];
@@ -224,25 +116,7 @@ export class MagicTrainer {
       ref = await backend.createPolicy(cfg.model, 'reference');
       ref.setParams(refParams);
     }
-    let state: TrainerState;
-    if (resumeState) {
-      state = resumeState;
-    } else {
-      state = {
-        step: 0,
-        adamStep: 0,
-        scoreHistory: [],
-        entropy: initialEntropyState(cfg.loss.entropy),
-        pool: data.train.map((_, i) => i),
-        epoch: 0,
-        position: 0,
-        attempts: new Array(data.train.length).fill(0),
-        solves: new Array(data.train.length).fill(0),
-        stageStarted: 0,
-        offline: null,
-        elapsedMs: 0,
-      };
-    }
+    const state = resumeState ?? freshTrainerState(cfg, data.train.length);
     const baseMeta = ckpt && ckpt.meta.kind !== 'magic-lab-run' ? ckpt.meta : undefined;
     ckpt = null;
     const trainer = new MagicTrainer(backend, cfg, data, policy, ref, state);
@@ -281,18 +155,8 @@ export class MagicTrainer {
       correct = cachedCorrect;
       onProgress?.(`offline filter: using the result stored in the base checkpoint`);
     } else {
-      const indices = this.data.train.flatMap((_, i) => new Array<number>(N).fill(i));
       onProgress?.(`offline filter: sampling ${N} responses for each of ${this.data.train.length} prompts`);
-      const rolls = await rollout(this.policy, this.data.train, indices, {
-        batch: this.rolloutBatch(),
-        maxResponseLength: this.maxResponseLengthOverall(),
-        temperature: 1,
-        topP: 1,
-        seed: batchSeed(this.cfg.seed, STREAM.offline),
-        onBatch: onSetup && ((done, total) => onSetup(`offline filter: ${done} of ${total} responses sampled…`)),
-      });
-      correct = new Array(this.data.train.length).fill(0);
-      for (const r of rolls) correct[r.problem] += r.reward;
+      correct = await sampleOfflineCorrect(this.policy, this.data.train, this.cfg, batchSeed(this.cfg.seed, STREAM.offline), onSetup);
     }
     this.offlineCorrect = correct;
     const report = offlineFilter(correct, N);
@@ -433,7 +297,7 @@ export class MagicTrainer {
     // Groups the samples record (the inspector adds its watched prompts' groups, and ρ / clip marks below).
     const watched = new Set(this.inspector ? this.inspector.watchedPrompts(this.state.pool) : []);
     const shown = inspectedGroups(groups.map((g) => g.prompt), SAMPLE_GROUPS_PER_STEP, watched);
-    const kept: { roll: Rollout; adv: number }[] = [];
+    const kept: KeptResponse[] = [];
     for (const g of keptGroups) for (let j = 0; j < G; j++) kept.push({ roll: all[g * G + j], adv: advantages[g * G + j] });
 
     // ---- e_k (post-rejection batch; all rollouts when everything was rejected) and α_k
@@ -488,7 +352,7 @@ export class MagicTrainer {
       const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + stage.maxResponseLength;
       await inspection.afterUpdate(shown.flatMap((gi) => groups[gi].rolls), T, stage.temperature);
     }
-    const samples = this.sampleRecords(step, groups, advantages, G, new Set(keptGroups), { shown, watched, inspection });
+    const samples = sampleRecords(this.data.train, step, groups, advantages, G, new Set(keptGroups), { shown, watched, inspection });
     const result: TrainStepResult = { record, samples };
     const every = cfg.eval.everySteps;
     if ((every > 0 && step % every === 0) || this.status().done) result.eval = await this.evaluate();
@@ -512,7 +376,7 @@ export class MagicTrainer {
   }
 
   /** N_SGD mini-batch GRPO updates on the kept responses (D_T: planMiniBatches); returns per-optimizer-step stats. */
-  private async update(kept: { roll: Rollout; adv: number }[], stage: ResolvedStage, alpha: number, step: number, inspection?: StepInspection) {
+  private async update(kept: KeptResponse[], stage: ResolvedStage, alpha: number, step: number, inspection?: StepInspection) {
     const cfg = this.cfg;
     const { maxResponseLength, temperature, groupSize: G, klBeta } = stage;
     const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + maxResponseLength;
@@ -526,38 +390,12 @@ export class MagicTrainer {
     const stats: StepStats[] = [];
     let tokens = 0;
     for (const mb of miniBatches) {
-      // Rows padded to G × a power of two so only a few batch shapes are ever built.
-      const groupsInMb = Math.ceil(mb.length / G);
-      const rows = G * (1 << Math.ceil(Math.log2(Math.max(1, groupsInMb))));
-      const tok = new Uint32Array(rows * T).fill(PAD_ID);
-      const tgt = new Uint32Array(rows * T).fill(PAD_ID);
-      const mask = new Float32Array(rows * T);
-      const adv = new Float32Array(rows * T);
-      const old = new Float32Array(rows * T);
-      const lengths = mb.map((i) => kept[i].roll.response.length);
-      const perRow = tokenWeights(lengths, cfg.loss.aggregation);
-      const weights = new Float32Array(rows * T);
-      let off = 0;
-      mb.forEach((i, r) => {
-        const { roll, adv: a } = kept[i];
-        const seq = [...roll.prompt, ...roll.response];
-        tok.set(seq.slice(0, T), r * T);
-        const P = roll.prompt.length;
-        for (let j = 0; j < roll.response.length; j++) {
-          const t = r * T + P - 1 + j;
-          tgt[t] = roll.response[j];
-          mask[t] = 1;
-          adv[t] = a;
-          old[t] = roll.logp[j];
-          weights[t] = perRow[off + j];
-        }
-        off += roll.response.length;
-        tokens += seq.length;
-      });
-      const batch: UpdateBatch = { rows, T, temperature, tokens: tok, targets: tgt, mask, weights, advantages: adv };
+      const packed = packUpdateBatch(kept, mb, { T, groupSize: G, aggregation: cfg.loss.aggregation, temperature });
+      const batch = packed.batch;
+      tokens += packed.tokens;
       // On-policy (one mini-batch): π_old is this forward's own logp, so ρ ≡ 1 at the step.
-      if (!onPolicy) batch.oldLogp = old;
-      if (klBeta > 0) batch.refLogp = (await this.ref!.forward(tok, tgt, rows, T, temperature)).logp;
+      if (!onPolicy) batch.oldLogp = packed.old;
+      if (klBeta > 0) batch.refLogp = (await this.ref!.forward(batch.tokens, batch.targets, batch.rows, T, temperature)).logp;
       await inspection?.beforeUpdate(mb, batch);
       this.state.adamStep++;
       const st = await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions(step) });
@@ -577,48 +415,6 @@ export class MagicTrainer {
     }
     return { stats, tokens };
   }
-
-  /** Records of the `shown` groups; with an inspection that saw an update, each also carries ρ after it and the clip marks. */
-  private sampleRecords(
-    step: number,
-    groups: { prompt: number; rolls: Rollout[] }[],
-    advantages: Float64Array,
-    G: number,
-    kept: Set<number>,
-    { shown, watched, inspection }: { shown: number[]; watched: ReadonlySet<number>; inspection?: StepInspection },
-  ): SampleRecord[] {
-    const out: SampleRecord[] = [];
-    shown.forEach((gi, n) => {
-      const g = groups[gi];
-      const problem = this.data.train[g.prompt];
-      g.rolls.forEach((r, j) => {
-        const rec: SampleRecord = {
-          step,
-          group: gi,
-          family: problem.family,
-          prompt: problem.prompt,
-          response: r.text.replace(/<eos>$/, ''),
-          reward: r.reward,
-          advantage: advantages[gi * G + j],
-          truncated: r.truncated,
-          kept: kept.has(gi),
-          tokens: r.response.map((id) => VOCAB[id]),
-          logp: r.logp,
-          entropy: r.entropy,
-          promptId: g.prompt,
-        };
-        if (watched.has(g.prompt)) rec.watched = true;
-        const marks = inspection?.marks(n * G + j, gi * G + j, r.logp);
-        if (marks) {
-          rec.ratio = marks.ratio;
-          rec.clipped = marks.clipped;
-        }
-        out.push(rec);
-      });
-    });
-    return out;
-  }
-
 
   /** Held-out evaluation at every eval temperature, at the longest stage's response length. */
   async evaluate(): Promise<EvalRecord> {

@@ -16,7 +16,7 @@ import type { CheckpointContents } from '../model/checkpoint';
 import { ConfigError } from '../model/config';
 import { buildRunDataset, validateRunConfig, type RunConfig } from '../rl/config';
 import { offlineFilter } from '../rl/filters';
-import { offlineFilterKey, storedOfflineCorrect, weightsChecksum } from '../rl/trainer';
+import { offlineFilterKey, storedOfflineCorrect, weightsChecksum } from '../rl/offline-sampling';
 import { verlParquet } from './parquet';
 import { toVerlRows } from './rows';
 import { planStages } from './mapping';

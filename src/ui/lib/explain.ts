@@ -24,10 +24,13 @@
  *                                    (consecutive steps are one event).
  * e_k is the estimate the controller reads (loss.entropy.estimator: actor/entropy or actor/entropy_sampled).
  */
-import { fixedRunSteps, type RunConfig } from '../../rl/config';
+import { fixedRunSteps } from '../../rl/config';
 import { lrFactor } from '../../rl/lr-schedule';
 import { evalKey, formatTemperature } from '../../rl/metrics';
-import type { EvalRecord, StepRecord } from '../../rl/trainer-types';
+import type { StepRecord } from '../../rl/trainer-types';
+import { fin, mean, num, pct, plural, pts, recent, RECENT, tailMean, val, type RunLike } from './explain-format';
+
+export { num, RECENT, type RunLike } from './explain-format';
 
 /** Steps in the moving mean the collapse / blow-up warnings read. */
 export const ENTROPY_WINDOW = 5;
@@ -39,8 +42,6 @@ export const BLOWUP_FACTOR = 2;
 export const REARM = 1.25;
 /** Controller off-spells shorter than this (in steps) are merged into the surrounding on-spell. */
 export const CONTROLLER_MERGE_GAP = 5;
-/** Steps averaged for "now" values (reward, length, clip fractions, grad norm). */
-export const RECENT = 5;
 
 export type EventKind = 'controller-on' | 'controller-off' | 'entropy-collapse' | 'entropy-blowup' | 'stage' | 'online-filter' | 'all-dropped';
 
@@ -63,40 +64,6 @@ export const EVENT_CHARTS: Record<EventKind, readonly string[]> = {
   'online-filter': ['groups'],
   'all-dropped': ['groups'],
 };
-
-/** What the functions read of a run (RunData has it). */
-export interface RunLike {
-  config: RunConfig;
-  steps: readonly StepRecord[];
-  evals: readonly EvalRecord[];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Formatting
-
-const val = (r: StepRecord | EvalRecord, key: string): number => {
-  const v = (r as Record<string, number>)[key];
-  return typeof v === 'number' ? v : NaN;
-};
-const fin = (x: number) => Number.isFinite(x);
-/** 3 significant digits, no trailing zeros: 0.1823 → "0.182", 1 → "1", 0.00012 → "0.00012". */
-export const num = (x: number) => (fin(x) ? String(Number(x.toPrecision(3))) : '–');
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const pts = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const mean = (xs: readonly number[]) => {
-  const f = xs.filter(fin);
-  return f.length ? f.reduce((a, b) => a + b, 0) / f.length : NaN;
-};
-
-/** "the last 5 steps" (fewer at the start of a run: "the last step"). */
-const recent = (run: RunLike) => (Math.min(RECENT, run.steps.length) === 1 ? 'the last step' : `the last ${Math.min(RECENT, run.steps.length)} steps`);
-
-/** Mean of `key` over the last (or first) `n` steps with a finite value. */
-function tailMean(steps: readonly StepRecord[], key: string, n = RECENT, from: 'end' | 'start' = 'end'): number {
-  const vals = steps.map((s) => val(s, key)).filter(fin);
-  return mean(from === 'end' ? vals.slice(-n) : vals.slice(0, n));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Series the rules read

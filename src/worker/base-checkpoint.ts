@@ -1,0 +1,20 @@
+/** The shipped base checkpoint a fresh run starts from (public/checkpoints/), when it fits the run's model. */
+import { decodeCheckpoint } from '../model/checkpoint';
+import type { RunConfig } from '../rl/config';
+
+const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Bytes of the base checkpoint at `url` when it exists and matches the config's model; else null and why. */
+export async function fetchBase(url: string, config: RunConfig, fetchFile: (url: string) => Promise<Response> = (u) => fetch(u)): Promise<{ bytes: Uint8Array | null; why?: string }> {
+  try {
+    const res = await fetchFile(url);
+    // A static server may answer a missing file with the app's index.html (SPA fallback).
+    if (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html')) return { bytes: null, why: `no base checkpoint at ${url}` };
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const model = decodeCheckpoint(bytes, url).model;
+    if (JSON.stringify(model) !== JSON.stringify(config.model)) return { bytes: null, why: `base checkpoint ${url} is for another model size` };
+    return { bytes };
+  } catch (e) {
+    return { bytes: null, why: `base checkpoint ${url} unavailable (${errMsg(e)})` };
+  }
+}

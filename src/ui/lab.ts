@@ -1,59 +1,46 @@
 /**
- * The page's controller: owns the LabClient (the Worker), routes its messages into the store,
- * keeps runs and checkpoints in IndexedDB, keeps the URL in sync with the config, and
- * implements the user actions (play, pause, step, reset, checkpoints, run files), loads the
- * reference runs (public/reference/) and runs the queue of "Run this finding here".
+ * The page's controller: owns the link to the lab Worker (controller/worker-link.ts), routes its
+ * messages into the store, keeps runs and checkpoints in IndexedDB (controller/storage.ts), keeps
+ * the URL in sync with the config (controller/url-sync.ts), and implements the user actions (play,
+ * pause, step, reset, checkpoints, run files: controller/run-files.ts), loads the reference runs
+ * (controller/reference-runs.ts) and runs the queue of "Run this finding here" (controller/queue.ts).
  * Components call these functions; they never talk to the Worker directly.
  */
 import { presetNames, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
-import { loadCheckpoint } from '../rl/run-checkpoint';
 import { browserHostLimits, checkRunResources } from '../rl/resources';
 import { LabClient } from '../worker/client';
 import type { FromWorker, TokenProbsAnswer, ToWorker } from '../worker/protocol';
-import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage, type StoredCheckpoint } from './lib/db';
-import { downloadBlob, safeFileName } from './lib/download';
-import { currentIndex, nextToStart, planQueue, queuedRunConfig, queueReducer, stepLimit, type QueueEvent } from './lib/queue';
-import { fetchReferenceFile, fetchReferenceIndex, type ReferenceFile } from './lib/reference';
-import { importRunFiles, runToCsv, runToJsonl, sameRunRecords, type RunData } from '../io/runfile';
-import { warningLines } from '../verl/import';
+import { queueRunner } from './controller/queue';
+import { referenceRuns } from './controller/reference-runs';
+import { runFiles, uploadProblem } from './controller/run-files';
+import { LastDeleted, RunPersister, SaveRequest, UploadedRuns } from './controller/storage';
+import { TokenProbsRequests, type TokenProbsQuestion } from './controller/token-probs';
+import { replaceSearch, syncUrl } from './controller/url-sync';
+import { WorkerLink } from './controller/worker-link';
+import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
+import { backendFromUrl, setupFromUrl, withBackend } from './lib/url';
 import { staggerQueue } from './lib/stagger';
-import { backendFromUrl, setupFromUrl, urlSearchFor, withBackend } from './lib/url';
 import { teachingFromUrl } from './lib/teach';
-import { StopWatch } from './lib/watchdog';
 import type { BackendChoice } from '../worker/protocol';
+import type { RunData } from '../io/runfile';
 import { isLive, useLab } from './store';
 
-let client: LabClient | null = null;
-/** The startLab call the Worker belongs to (a restarted Worker stays its). */
-let owner: object | null = null;
 const get = () => useLab.getState();
 
 // ---------------------------------------------------------------------------------------------
-// A Worker that cannot be wedged (#14). Set-up work (building a large model, generating a large
-// data set, the offline filter) and a step run inside the Worker without reading its messages in
-// between, and its commands are handled in order, so a `stop` — and every command after it — can
-// wait behind them for minutes. Reset during a start therefore terminates the Worker and opens a
-// new one (the run stays in the list); after a run has started, Reset sends `stop` and restarts a
-// Worker that has not answered it within STOP_ANSWER_MS.
+// The Worker (controller/worker-link.ts: a Worker that cannot be wedged, #14)
 
 /** How long Reset waits for the Worker to answer a `stop` before it restarts the Worker. */
 export const STOP_ANSWER_MS = 5000;
-/** The last `start` sent, until the Worker answers it (a state for its run other than `starting`), and what was sent after it. */
-let pendingStart: Extract<ToWorker, { type: 'start' }> | null = null;
-let sinceStart: ToWorker[] = [];
-const stopWatch = new StopWatch(STOP_ANSWER_MS, () => {
-  restartWorker({ resend: true });
-  get().setNotice(`The engine did not answer Reset within ${STOP_ANSWER_MS / 1000} s: it was restarted.`);
+const link = new WorkerLink({
+  spawn: (report) => new LabClient(report),
+  onMessage: (m) => onMessage(m),
+  stopAnswerMs: STOP_ANSWER_MS,
+  onStuck: () => {
+    restartWorker({ resend: true });
+    get().setNotice(`The engine did not answer Reset within ${STOP_ANSWER_MS / 1000} s: it was restarted.`);
+  },
 });
-
-function spawnWorker(): LabClient {
-  // Messages from a Worker that was terminated or replaced are dropped.
-  const c: LabClient = new LabClient((m) => {
-    if (client === c) onMessage(m);
-  });
-  client = c;
-  return c;
-}
 
 /**
  * Terminates the Worker and opens a new one with the same engine choice (the page shows
@@ -62,19 +49,12 @@ function spawnWorker(): LabClient {
  * after its start.
  */
 function restartWorker({ resend }: { resend: boolean }): void {
-  stopWatch.clear();
-  client?.terminate();
-  const again = resend && pendingStart && get().liveRunId === pendingStart.runId ? [pendingStart, ...sinceStart] : [];
-  pendingStart = null;
-  sinceStart = [];
-  // Requests the old Worker will never answer.
-  for (const [requestId, answer] of tokenProbsWaiting) answer({ requestId, runId: '', error: 'the engine was restarted' });
-  tokenProbsWaiting.clear();
-  saveRequested = false;
-  const c = spawnWorker();
-  get().setDevice({ status: 'starting' });
-  c.send({ type: 'init', backend: get().backendChoice });
-  for (const m of again) send(m);
+  link.restart({ type: 'init', backend: get().backendChoice }, resend ? get().liveRunId : null, () => {
+    // Requests the old Worker will never answer.
+    tokenProbs.failAll('the engine was restarted');
+    saveRequest.forget();
+    get().setDevice({ status: 'starting' });
+  });
 }
 
 /**
@@ -83,49 +63,35 @@ function restartWorker({ resend }: { resend: boolean }): void {
  */
 function stopWorkerRun(): void {
   const s = get();
-  if (pendingStart || s.runState === 'starting') return restartWorker({ resend: false });
-  send({ type: 'stop' });
-  stopWatch.arm(s.liveRunId);
+  if (link.starting || s.runState === 'starting') return restartWorker({ resend: false });
+  link.stop(s.liveRunId);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Persistence (throttled: at most one IndexedDB write per run per PERSIST_MS)
 
-const PERSIST_MS = 1000;
-const persistTimers = new Map<string, ReturnType<typeof setTimeout>>();
+// A failed write keeps the run in the store; db.ts reports the reason once (the storage warning).
+const persister = new RunPersister((id) => {
+  const run = get().runs[id];
+  if (run) dbPutRun(run).catch(() => undefined);
+});
 
 function persistRun(id: string, now = false) {
-  const write = () => {
-    persistTimers.delete(id);
-    const run = get().runs[id];
-    // A failed write keeps the run in the store; db.ts reports the reason once (the storage warning).
-    if (run) dbPutRun(run).catch(() => undefined);
-  };
-  if (now) {
-    const t = persistTimers.get(id);
-    if (t) clearTimeout(t);
-    write();
-  } else if (!persistTimers.has(id)) persistTimers.set(id, setTimeout(write, PERSIST_MS));
+  persister.persist(id, now);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Worker messages
 
-let saveRequested = false;
-/** Runs started from an uploaded file, by run id → file name, until their checkpoint has loaded. */
-const uploadedRuns = new Map<string, string>();
-/** The file whose upload just failed: names it in the Worker's error message that follows. */
-let failedUpload: string | null = null;
+/** A checkpoint the user asked for (its arrival is a notice). */
+const saveRequest = new SaveRequest();
+/** Runs started from an uploaded file, until their checkpoint has loaded. */
+const uploads = new UploadedRuns();
+/** The group inspector's token-view requests waiting for an answer. */
+const tokenProbs = new TokenProbsRequests();
 
 function onMessage(m: FromWorker) {
   const s = get();
-  if (m.type === 'state') {
-    stopWatch.state(m.runId);
-    if (pendingStart && m.runId === pendingStart.runId && m.state !== 'starting') {
-      pendingStart = null;
-      sinceStart = [];
-    }
-  }
   switch (m.type) {
     case 'ready':
       s.setDevice({ status: 'ready', engine: m.engine });
@@ -133,25 +99,20 @@ function onMessage(m: FromWorker) {
     case 'no-engine':
       s.setDevice({ status: 'no-engine', reason: m.reason });
       break;
-    case 'error':
-      if (failedUpload) {
-        s.setError(`${failedUpload}: ${m.message}`);
-        failedUpload = null;
-      } else if (s.device.status === 'starting') s.setDevice({ status: 'error', message: m.message });
+    case 'error': {
+      const failedUpload = uploads.takeFailed();
+      if (failedUpload) s.setError(`${failedUpload}: ${m.message}`);
+      else if (s.device.status === 'starting') s.setDevice({ status: 'error', message: m.message });
       else s.setError(m.message);
       break;
+    }
     case 'state': {
-      const upload = m.runId ? uploadedRuns.get(m.runId) : undefined;
-      if (m.runId && upload !== undefined && m.state !== 'starting') {
-        uploadedRuns.delete(m.runId);
-        // A file that did not load leaves no empty run row behind; the error names the file.
-        if (m.state === 'error') {
-          failedUpload = upload;
-          s.deleteRun(m.runId);
-          void dbDeleteRun(m.runId);
-          s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
-          break;
-        }
+      // A file that did not load leaves no empty run row behind; the error names the file.
+      if (m.runId && uploads.failedToLoad(m.runId, m.state)) {
+        s.deleteRun(m.runId);
+        void dbDeleteRun(m.runId);
+        s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
+        break;
       }
       s.setLiveState(m);
       if (m.runId && s.runs[m.runId]) {
@@ -187,8 +148,7 @@ function onMessage(m: FromWorker) {
       break;
     case 'token-probs': {
       const { type: _type, ...answer } = m;
-      tokenProbsWaiting.get(m.requestId)?.(answer);
-      tokenProbsWaiting.delete(m.requestId);
+      tokenProbs.answer(answer);
       break;
     }
     case 'device-lost':
@@ -201,7 +161,7 @@ function onMessage(m: FromWorker) {
       break;
     case 'sync': {
       const id = m.id;
-      staggerQueue.whenDrawn(() => client?.send({ type: 'drawn', id }));
+      staggerQueue.whenDrawn(() => link.reply({ type: 'drawn', id }));
       break;
     }
     case 'checkpoint': {
@@ -211,8 +171,7 @@ function onMessage(m: FromWorker) {
         .then((where) => {
           get().patchRun(m.runId, { checkpointStep: m.step });
           persistRun(m.runId, true);
-          if (saveRequested) {
-            saveRequested = false;
+          if (saveRequest.answered()) {
             get().setNotice(where === 'stored' ? `Checkpoint saved at step ${m.step}.` : `Checkpoint kept at step ${m.step} in this tab only (the browser did not save it).`);
           }
         })
@@ -225,23 +184,6 @@ function onMessage(m: FromWorker) {
 // ---------------------------------------------------------------------------------------------
 // Start-up
 
-/** Keeps the URL in step with the draft config; returns the unsubscribe. */
-function syncUrl(): () => void {
-  let last = '';
-  return useLab.subscribe((s) => {
-    if (s.configError) return;
-    let search: string;
-    try {
-      search = urlSearchFor(s.draft, s.preset, location.search);
-    } catch {
-      return;
-    }
-    if (search === last) return;
-    last = search;
-    if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
-  });
-}
-
 /**
  * Starts the page's controller; the returned function stops it. Each start owns its Worker and
  * URL subscription, and its stop releases only those: under React's StrictMode (npm start) the
@@ -252,10 +194,9 @@ export async function startLab(): Promise<() => void> {
   get().loadSetup(setup.preset, setup.config, setup.error);
   const teaching = teachingFromUrl(location.search);
   get().setTeaching({ teacher: teaching.teacher, hidden: teaching.hidden, tryId: teaching.tryId });
-  const unsubscribeUrl = syncUrl();
+  const unsubscribeUrl = syncUrl(useLab);
   const token = {};
-  owner = token;
-  const mine = spawnWorker();
+  const mine = link.open(token);
   const backend = backendFromUrl(location.search);
   get().setBackendChoice(backend);
   mine.send({ type: 'init', backend });
@@ -274,16 +215,8 @@ export async function startLab(): Promise<() => void> {
   return () => {
     unsubscribeUrl();
     unsubscribeStorage();
-    mine.terminate();
-    // The Worker this start opened, or the one that replaced it (restartWorker).
-    if (owner === token) {
-      stopWatch.clear();
-      client?.terminate();
-      client = null;
-      owner = null;
-      pendingStart = null;
-      sinceStart = [];
-    }
+    // The Worker this start opened, and the one that replaced it (restartWorker) while this start owns the link.
+    link.close(token, mine);
   };
 }
 
@@ -296,10 +229,9 @@ export function setBackend(choice: BackendChoice): void {
   if (choice === s.backendChoice && s.device.status === 'ready') return;
   cancelQueue('the engine was switched');
   s.setBackendChoice(choice);
-  const search = withBackend(location.search, choice);
-  if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
+  replaceSearch(withBackend(location.search, choice));
   // A start in progress would hold `init` behind it: a new Worker opens the chosen engine.
-  if (pendingStart || get().runState === 'starting') {
+  if (link.starting || get().runState === 'starting') {
     restartWorker({ resend: false });
     get().setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
     return;
@@ -309,13 +241,7 @@ export function setBackend(choice: BackendChoice): void {
 }
 
 function send(m: ToWorker, transfer?: Transferable[]) {
-  if (!client) throw new Error('the lab Worker is not running');
-  client.send(m, transfer);
-  // Kept until the Worker answers the start: restartWorker may send them again (never with transferred buffers).
-  if (m.type === 'start') {
-    pendingStart = transfer?.length ? null : m;
-    sinceStart = [];
-  } else if (pendingStart && m.type !== 'drawn' && m.type !== 'token-probs') sinceStart.push(m);
+  link.send(m, transfer);
 }
 
 const newRunId = () => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e4).toString(36)}`;
@@ -381,7 +307,7 @@ export function singleStep() {
 export function reset() {
   cancelQueue('reset');
   const s = get();
-  if (s.liveRunId || pendingStart) stopWorkerRun();
+  if (s.liveRunId || link.starting) stopWorkerRun();
   s.setActiveRun(null);
   s.setSamples('', 0, []);
   s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
@@ -404,28 +330,16 @@ export function editStages(stages: StageConfig[]) {
 }
 
 export function saveCheckpoint() {
-  saveRequested = true;
+  saveRequest.ask();
   send({ type: 'save-checkpoint' });
 }
-
-const tokenProbsWaiting = new Map<number, (a: TokenProbsAnswer) => void>();
-let tokenProbsId = 0;
 
 /**
  * The group inspector's token view: asks the Worker for the run's current policy's distribution at
  * response position `position` (answered between two training steps).
  */
-export function requestTokenProbs(q: { runId: string; prompt: string; tokens: string[]; position: number; temperatures: number[]; k: number }): Promise<TokenProbsAnswer> {
-  const requestId = ++tokenProbsId;
-  return new Promise((resolve) => {
-    tokenProbsWaiting.set(requestId, resolve);
-    try {
-      send({ type: 'token-probs', requestId, ...q });
-    } catch (e) {
-      tokenProbsWaiting.delete(requestId);
-      resolve({ requestId, runId: q.runId, error: (e as Error).message });
-    }
-  });
+export function requestTokenProbs(q: TokenProbsQuestion): Promise<TokenProbsAnswer> {
+  return tokenProbs.request(q, send);
 }
 
 /** The editor shows (and edits) a run's own preset and config, not whatever was selected before. */
@@ -450,75 +364,27 @@ export async function resumeRun(runId: string) {
   send({ type: 'start', runId, config: run.config, checkpoint: ck.bytes.slice(0), paused: true });
 }
 
-export async function downloadCheckpoint(runId: string) {
-  const run = get().runs[runId];
-  const ck = await dbGetCheckpoint(runId);
-  if (!run || !ck) return get().setError('This run has no saved checkpoint yet.');
-  downloadBlob(new Blob([ck.bytes], { type: 'application/octet-stream' }), `${safeFileName(run.name)}-step${ck.step}.mlck`);
-}
-
 /** Starts a new run (with the draft config) from an uploaded .mlck file, paused. */
 export async function uploadCheckpoint(file: File) {
   const bytes = await file.arrayBuffer();
-  const head = new TextDecoder().decode(new Uint8Array(bytes, 0, Math.min(8, bytes.byteLength)));
-  if (head !== 'MAGICLAB') return get().setError(`${file.name}: not a MAGIC Lab checkpoint (.mlck files start with "MAGICLAB").`);
-  // The whole file (checksum, tensors, run config and state) is checked here, before the current run is
-  // stopped: a truncated, corrupt, wrong-version or inconsistent file is one message and changes nothing.
-  try {
-    const { contents, meta } = loadCheckpoint(new Uint8Array(bytes), file.name);
-    const s = get();
-    if (meta.kind === 'base' && !s.configError) {
-      const model = validateRunConfig(s.draft).model;
-      if (JSON.stringify(contents.model) !== JSON.stringify(model)) {
-        return s.setError(`checkpoint ${file.name}: holds model ${JSON.stringify(contents.model)}, not the config's ${JSON.stringify(model)}; set the config's model to it first (the current run is unchanged).`);
-      }
-    }
-  } catch (e) {
-    return get().setError(`${(e as Error).message} (the current run is unchanged)`);
-  }
+  // The whole file is checked before the current run is stopped (a bad file changes nothing).
+  const problem = uploadProblem(bytes, file.name, get());
+  if (problem) return get().setError(problem);
   cancelQueue('a checkpoint was uploaded');
   if (isLive(get().runState)) stopWorkerRun();
   const id = startNewRun({ paused: true, checkpoint: bytes, name: `${file.name.replace(/\.mlck$/i, '')} (uploaded)` });
-  if (id) uploadedRuns.set(id, file.name);
+  if (id) uploads.started(id, file.name);
 }
 
-export function exportRun(runId: string, format: 'jsonl' | 'csv') {
-  const run = get().runs[runId];
-  if (!run) return;
-  const text = format === 'jsonl' ? runToJsonl(run) : runToCsv(run);
-  downloadBlob(new Blob([text], { type: format === 'jsonl' ? 'application/x-ndjson' : 'text/csv' }), `${safeFileName(run.name)}.${format}`);
-}
-
-export async function importRunFile(file: File) {
-  const s = get();
-  try {
-    // A MAGIC Lab export, or a cluster run's log (verl console, W&B / TensorBoard CSV, JSONL metrics).
-    const imported = importRunFiles([{ name: file.name, text: await file.text() }]);
-    const parsed = imported.run;
-    // The same file again (or the same run under another name) is not a second row.
-    const same = Object.values(s.runs).find((r) => sameRunRecords(r, parsed));
-    if (same) return s.setNotice(`${file.name} is already in the list, as ${same.name}.`);
-    const id = parsed.id && !s.runs[parsed.id] ? parsed.id : newRunId();
-    const run: RunData = { ...parsed, id, checkpointStep: undefined };
-    s.addRun(run);
-    if (!s.overlay.includes(id) && s.activeRunId !== id) s.toggleOverlay(id);
-    persistRun(id, true);
-    s.setError(null);
-    const skipped = imported.warnings.length ? ` ${imported.warnings.length} warning${imported.warnings.length > 1 ? 's' : ''}: ${warningLines(imported.warnings, 1).join(' ')}` : '';
-    if (imported.warnings.length || imported.notes.length) console.warn(`import ${file.name}:\n${[...warningLines(imported.warnings, 200), ...imported.notes].join('\n')}`);
-    s.setNotice(`Imported ${file.name} (${imported.format}): ${run.steps.length} steps, ${run.evals.length} evaluations.${skipped}`);
-  } catch (e) {
-    s.setError(`Import failed — ${(e as Error).message}`);
-  }
-}
+export const { downloadCheckpoint, exportRun, importRunFile } = runFiles(useLab, { persistRun, newRunId: () => newRunId() });
 
 export function renameRun(runId: string, name: string) {
   get().renameRun(runId, name);
   persistRun(runId, true);
 }
 
-/** The last deleted run and its checkpoint, kept in memory so the notice's Undo can bring both back. */
-let lastDeleted: { run: RunData; checkpoint?: StoredCheckpoint } | null = null;
+/** The last deleted run and its checkpoint (the notice's Undo brings both back). */
+const lastDeleted = new LastDeleted();
 
 export async function deleteRun(runId: string) {
   const s = get();
@@ -526,7 +392,7 @@ export async function deleteRun(runId: string) {
   if (!run) return;
   if (s.liveRunId === runId && isLive(s.runState)) reset();
   const checkpoint = await dbGetCheckpoint(runId);
-  lastDeleted = { run, checkpoint };
+  lastDeleted.keep(run, checkpoint);
   s.deleteRun(runId);
   await dbDeleteRun(runId);
   get().setNotice(`Deleted ${run.name}.`, true);
@@ -534,143 +400,21 @@ export async function deleteRun(runId: string) {
 
 /** Brings the last deleted run back (records, checkpoint, name). */
 export async function undoDelete() {
-  const d = lastDeleted;
+  const d = lastDeleted.take();
   if (!d) return;
-  lastDeleted = null;
   get().addRun(d.run);
   persistRun(d.run.id, true);
   if (d.checkpoint) await dbPutCheckpoint(d.checkpoint);
   get().setNotice(`Restored ${d.run.name}.`);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Reference runs (public/reference/): the index at start-up, files on demand
-
-export async function loadReferenceIndex(): Promise<void> {
-  const s = get();
-  s.setReferenceIndex({ status: 'loading' });
-  try {
-    s.setReferenceIndex({ status: 'ready', index: await fetchReferenceIndex() });
-  } catch (e) {
-    s.setReferenceIndex({ status: 'error', message: (e as Error).message });
-  }
-}
-
-/** The reference file `name` (fetched once; a file that failed stays failed, with its message). */
-export async function loadReference(name: string): Promise<ReferenceFile | null> {
-  const s = get();
-  const have = s.referenceFiles[name];
-  if (have?.status === 'ready') return have.file;
-  if (have) return null; // loading, or failed
-  const idx = s.referenceIndex;
-  const entry = idx.status === 'ready' ? idx.index.entries.find((e) => e.name === name) : undefined;
-  if (!entry) return null;
-  s.setReferenceFile(name, { status: 'loading' });
-  try {
-    const file = await fetchReferenceFile(entry);
-    get().setReferenceFile(name, { status: 'ready', file });
-    return file;
-  } catch (e) {
-    get().setReferenceFile(name, { status: 'error', message: (e as Error).message });
-    return null;
-  }
-}
-
-/** Overlays the reference `name` on the training charts (null: none). */
-export function overlayReference(name: string | null): void {
-  get().setOverlayReference(name);
-  if (name) void loadReference(name);
-}
 
 // ---------------------------------------------------------------------------------------------
-// The run queue: a reference's presets × seeds in the Worker, one after another
+// Reference runs (public/reference/, controller/reference-runs.ts) and the run queue of "Run this
+// finding here" (controller/queue.ts): a reference's presets × seeds in the Worker, one after another
 
-/** Step limit of the live run when it is the queue's running item with a shortened schedule. */
-function queuedLimit(runId: string): number | null {
-  const s = get();
-  const q = s.queue;
-  const i = q ? currentIndex(q) : -1;
-  if (!q || i < 0 || q.items[i].runId !== runId || !s.runs[runId]) return null;
-  return stepLimit(q, s.runs[runId].config);
-}
+export const { loadReferenceIndex, loadReference, overlayReference } = referenceRuns(useLab);
 
-/** Exactly n more steps, then the Worker pauses (it runs queued `step` commands one by one). */
-function sendSteps(n: number) {
-  for (let i = 0; i < n; i++) send({ type: 'step' });
-}
-
-function onQueueEvent(ev: QueueEvent) {
-  const s = get();
-  const q = s.queue;
-  if (!q || q.status !== 'running') return;
-  const i = currentIndex(q);
-  const runId = i >= 0 ? q.items[i].runId : null;
-  const limit = runId ? queuedLimit(runId) : null;
-  const next = queueReducer(q, ev, limit);
-  if (next === q) return;
-  s.setQueue(next);
-  if (runId && next.items[i].status === 'done') {
-    if (!s.runs[runId]?.done) s.patchRun(runId, { done: true });
-    persistRun(runId, true);
-    // A run stopped at its step limit stands paused in the Worker: free it when no run follows
-    // (a next run's start replaces it anyway), so Play cannot carry it past the reference's steps.
-    if (limit !== null && next.status !== 'running') {
-      send({ type: 'stop' });
-      s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
-    }
-  }
-  if (next.status === 'error' && next.message) s.setError(next.message);
-  startNextQueued();
-}
-
-function startNextQueued() {
-  const q = get().queue;
-  const i = nextToStart(q);
-  if (!q || i === null) return;
-  const item = q.items[i];
-  let config: RunConfig;
-  try {
-    config = queuedRunConfig(item);
-  } catch (e) {
-    get().setQueue({ ...queueReducer(q, { type: 'cancel' }), status: 'error', message: `${item.name}: ${(e as Error).message}` });
-    return;
-  }
-  const limit = stepLimit(q, config);
-  const id = startNewRun({ setup: { preset: item.preset, config }, name: item.name, paused: limit !== null });
-  if (!id) return;
-  get().setQueue(queueReducer(q, { type: 'started', index: i, runId: id }));
-  if (limit !== null) sendSteps(limit);
-}
-
-/** Queues the presets × seeds of the reference `name` (its own seeds and steps; the page's base checkpoint) and starts the first. */
-export async function runFinding(name: string): Promise<void> {
-  const s = get();
-  if (s.device.status !== 'ready') return s.setError('The engine is not ready yet.');
-  const ref = await loadReference(name);
-  if (!ref) return get().setError(`Reference ${name} is not loaded.`);
-  let q;
-  try {
-    q = planQueue(ref, presetNames());
-  } catch (e) {
-    return get().setError((e as Error).message);
-  }
-  cancelQueue('another queue was started');
-  const now = get();
-  if (now.liveRunId && isLive(now.runState)) stopWorkerRun(); // the live run stays in the list
-  now.setQueue(q);
-  startNextQueued();
-}
-
-/** Cancels the queue (if one runs) and stops its live run, which stays in the run list. */
-export function cancelQueue(why = 'cancelled'): void {
-  const s = get();
-  const q = s.queue;
-  if (!q || q.status !== 'running') return;
-  const i = currentIndex(q);
-  const runId = i >= 0 ? q.items[i].runId : null;
-  s.setQueue(queueReducer(q, { type: 'cancel', message: why }));
-  if (runId && s.liveRunId === runId && isLive(s.runState)) {
-    stopWorkerRun();
-    s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
-  }
-}
+const queue = queueRunner(useLab, { send, stopWorkerRun, persistRun, startNewRun, loadReference });
+const { queuedLimit, sendSteps, onQueueEvent } = queue;
+export const { runFinding, cancelQueue } = queue;

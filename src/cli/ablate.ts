@@ -17,7 +17,7 @@ import { buildFindingReport, DEFAULT_REPORTS_DIR, findingReportMarkdown, replica
 import type { SweepDeps, SweepOptions } from '../sweep/runner';
 import { toJson } from '../sweep/summary';
 import { parseFlags, UsageError, type FlagSpec } from './args';
-import { DEFAULT_DEPS, HELP_FLAG, RUN_FLAGS, runAndSummarize, sweepOptionsFromFlags } from './sweep';
+import { asUsageErrors, DEFAULT_DEPS, HELP_FLAG, RUN_FLAGS, runAndSummarize, sweepOptionsFromFlags } from './sweep';
 
 export const ABLATE_FLAGS: Record<string, FlagSpec> = {
   list: { type: 'bool', help: 'list the findings and their presets' },
@@ -72,7 +72,7 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   const out = String(flags.out ?? join(reportsDir, finding.id));
   const o = sweepOptionsFromFlags(flags, finding.presets, out, `magic-lab ablate ${argv.join(' ')}`);
   if (flags.runs === undefined) o.runs = join(reportsDir, 'runs', poolTag(o));
-  const { summary, charts } = await runAndSummarize(o, deps, log, !flags['no-png']);
+  const { summary, charts } = await asUsageErrors(() => runAndSummarize(o, deps, log, !flags['no-png']));
   const report = buildFindingReport(finding, summary, charts);
   writeFileSync(join(out, 'report.json'), toJson(report));
   writeFileSync(join(out, 'report.md'), findingReportMarkdown(report));

@@ -3,11 +3,12 @@
  * example the same presets and seeds on the WebGPU path and on the CPU engine), per preset both
  * ran: each side's mean and B − A with its 95% interval (src/sweep/compare.ts).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareSweeps, comparisonMarkdown, type SweepComparison } from '../sweep/compare';
 import type { Summary } from '../sweep/summary';
 import { parseFlags, UsageError, type FlagSpec } from './args';
+import { existsStored, readStoredText } from '../sweep/gz-file';
 
 export const COMPARE_FLAGS: Record<string, FlagSpec> = {
   a: { type: 'string', help: 'sweep directory A (holds summary.json) (required)' },
@@ -18,10 +19,10 @@ export const COMPARE_FLAGS: Record<string, FlagSpec> = {
 
 function readSummary(dir: string, flag: string): Summary {
   const file = join(dir, 'summary.json');
-  if (!existsSync(file)) throw new UsageError(`${flag}: ${file} does not exist (run the sweep first)`);
+  if (!existsStored(file)) throw new UsageError(`${flag}: ${file} does not exist (run the sweep first)`);
   let s: Summary;
   try {
-    s = JSON.parse(readFileSync(file, 'utf8')) as Summary;
+    s = JSON.parse(readStoredText(file)) as Summary; // summary.json, or summary.json.gz in reports/
   } catch (e) {
     throw new UsageError(`${flag}: ${file} is not JSON (${(e as Error).message})`);
   }

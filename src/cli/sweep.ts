@@ -13,7 +13,8 @@ import { buildSummary, summaryMarkdown, toJson, type Summary } from '../sweep/su
 import { parseFlags, UsageError, type FlagSpec, type Flags } from './args';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { readJsonFile } from './sft';
-import { train, TRAIN_FLAGS } from './train';
+import { runTraining, TRAIN_FLAGS } from './train';
+import { SweepError } from '../sweep/errors';
 import { checkSweepFits } from './resources';
 
 export const BACKENDS = ['auto', 'webgpu', 'wasm'];
@@ -113,12 +114,22 @@ export function readVariants(file: string): Record<string, Variant> {
     if (typeof preset !== 'string') throw new UsageError(`--variants: ${label}.preset must name a preset`);
     if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new UsageError(`--variants: ${label}.config must be a partial RunConfig object`);
     out[label] = { preset, config: config as RunConfigInput };
-    resolveRunConfig(label, null, 0, out); // names the label in its UsageError
+    resolveRunConfig(label, null, 0, out); // names the label in its SweepError
   }
   return out;
 }
 
-export const DEFAULT_DEPS: SweepDeps = { train, evaluate: evalCommand, checkRuns: checkSweepFits };
+export const DEFAULT_DEPS: SweepDeps = { train: (options, log) => runTraining(options, log), evaluate: evalCommand, checkRuns: checkSweepFits };
+
+/** A SweepError (a refused OUT or run pool, an unknown preset) is the user's to fix: a usage error, exit 2, same line. */
+export async function asUsageErrors<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof SweepError) throw new UsageError(e.message);
+    throw e;
+  }
+}
 
 /** Summary of the runs so far: DIR/summary.json and DIR/summary.md (charts when final). */
 export async function writeSummary(
@@ -176,6 +187,10 @@ export async function runAndSummarize(o: SweepOptions, deps: SweepDeps, log: (s:
 }
 
 export async function sweep(argv: string[], log: (s: string) => void = console.log, deps: SweepDeps = DEFAULT_DEPS): Promise<Summary> {
+  return asUsageErrors(() => sweepCommand(argv, log, deps));
+}
+
+async function sweepCommand(argv: string[], log: (s: string) => void, deps: SweepDeps): Promise<Summary> {
   const flags = parseFlags(argv, SWEEP_FLAGS, 'sweep');
   if (flags.presets === undefined) throw new UsageError('sweep: --presets P1,P2,… is required');
   if (flags.out === undefined) throw new UsageError('sweep: --out DIR is required');

@@ -17,6 +17,7 @@ import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { readJsonFile } from './sft';
+import type { TrainRunOptions } from '../run/train-options';
 import { checkRunFits } from './resources';
 
 
@@ -165,42 +166,70 @@ export interface TrainHooks {
   recovery?: RecoveryPolicy;
 }
 
-export async function train(argv: string[], log: (s: string) => void = console.log, hooks: TrainHooks = {}): Promise<void> {
+/** `magic-lab train`'s flags as the typed options of runTraining. */
+export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
   const flags = parseFlags(argv, TRAIN_FLAGS, 'train');
-  const backendChoice = parseBackendChoice(flags.backend);
+  const common = {
+    ...(flags.steps !== undefined ? { steps: flags.steps as number } : {}),
+    ...(flags.minutes !== undefined ? { minutes: flags.minutes as number } : {}),
+    ...(flags.quiet ? { quiet: true } : {}),
+    backend: parseBackendChoice(flags.backend),
+    ...(flags.threads !== undefined ? { threads: flags.threads as number } : {}),
+  };
+  if (flags.resume) {
+    if (flags.preset || flags.config || flags.seed !== undefined || flags.base) throw new UsageError('--resume continues a saved run as it was: it cannot be combined with --preset, --config, --seed or --base');
+    return { kind: 'resume', dir: String(flags.resume), ...common };
+  }
+  return {
+    kind: 'start',
+    ...(flags.preset !== undefined ? { preset: String(flags.preset) } : {}),
+    ...(flags.config ? { configFile: String(flags.config) } : {}),
+    ...(flags.seed !== undefined ? { seed: flags.seed as number } : {}),
+    ...(flags.out !== undefined ? { out: String(flags.out) } : {}),
+    ...(flags.base !== undefined ? { base: String(flags.base) } : {}),
+    ...common,
+  };
+}
+
+export async function train(argv: string[], log: (s: string) => void = console.log, hooks: TrainHooks = {}): Promise<void> {
+  await runTraining(trainOptionsFromFlags(argv), log, hooks);
+}
+
+/** One training run from typed options (the CLI's train and the sweep runner both call it). */
+export async function runTraining(o: TrainRunOptions, log: (s: string) => void = console.log, hooks: TrainHooks = {}): Promise<void> {
+  const backendChoice = o.backend ?? parseBackendChoice(undefined);
   let config: RunConfig;
   let checkpoint: Uint8Array | undefined;
   let checkpointName: string | undefined;
   let out: string;
-  const resume = flags.resume as string | undefined;
-  if (resume) {
-    if (flags.preset || flags.config || flags.seed !== undefined || flags.base) throw new UsageError('--resume continues a saved run as it was: it cannot be combined with --preset, --config, --seed or --base');
-    const file = join(resume, 'checkpoint.mlck');
+  const resume = o.kind === 'resume' ? o.dir : undefined;
+  if (o.kind === 'resume') {
+    const file = join(o.dir, 'checkpoint.mlck');
     if (!existsSync(file)) throw new UsageError(`--resume: ${file} does not exist`);
     checkpoint = new Uint8Array(readFileSync(file));
     checkpointName = file;
     const ck = decodeCheckpoint(checkpoint, file);
     if (ck.meta.kind !== 'magic-lab-run') throw new UsageError(`--resume: ${file} is not a run checkpoint`);
     config = runCheckpointConfig(ck, file); // a bad meta.config: one line naming the file and the field
-    out = resume;
+    out = o.dir;
     checkOutDir(out, '--resume');
   } else {
-    const presetName = String(flags.preset ?? 'magic');
+    const presetName = o.preset ?? 'magic';
     let preset: RunConfig;
     try {
       preset = getPreset(presetName);
     } catch (e) {
       throw new UsageError(`--preset: ${(e as Error).message}`);
     }
-    const partial = flags.config ? readJsonFile(String(flags.config), '--config') : {};
+    const partial = o.configFile !== undefined ? readJsonFile(o.configFile, '--config') : {};
     try {
       config = validateRunConfig(partial, preset);
-      if (flags.seed !== undefined) config = validateRunConfig({ seed: flags.seed }, config);
+      if (o.seed !== undefined) config = validateRunConfig({ seed: o.seed }, config);
     } catch (e) {
       if (e instanceof ConfigError) throw new UsageError(`config: ${e.message}`);
       throw e;
     }
-    const base = flags.base as string | undefined;
+    const base = o.base;
     const baseFile = base ?? DEFAULT_BASE;
     if (existsSync(baseFile)) {
       const bytes = new Uint8Array(readFileSync(baseFile));
@@ -215,8 +244,8 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     } else if (base) {
       throw new UsageError(`--base: ${base} does not exist`);
     }
-    out = String(flags.out ?? join('runs', `${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
-    checkOutDir(out, flags.out === undefined ? 'the run directory' : '--out');
+    out = o.out ?? join('runs', `${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    checkOutDir(out, o.out === undefined ? 'the run directory' : '--out');
     if (existsSync(join(out, 'checkpoint.mlck'))) throw new UsageError(`--out: ${out} already holds a run; use --resume ${out} to continue it`);
     // Records without a checkpoint: a run that stopped before its first one. Never overwrite them silently.
     for (const f of ['metrics.jsonl', 'samples.jsonl']) {
@@ -228,7 +257,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
 
   // Data, heap and machine memory before an engine opens; the engine's limits once it has (nothing written or allocated yet).
   checkRunFits(config);
-  let backend = await acquireBackend(backendChoice, { threads: flags.threads as number | undefined });
+  let backend = await acquireBackend(backendChoice, { threads: o.threads });
   try {
     checkRunFits(config, backend);
     let trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m) });
@@ -276,8 +305,8 @@ export async function train(argv: string[], log: (s: string) => void = console.l
     };
     let lastEval: EvalRecord | null = null;
     const t0 = performance.now();
-    const maxSteps = flags.steps as number | undefined;
-    const minutes = flags.minutes as number | undefined;
+    const maxSteps = o.steps;
+    const minutes = o.minutes;
     // A lost GPU device (WebGPU only) pauses the run: a new device is opened (bounded retries with
     // back-off) and the run resumes from its last checkpoint in DIR, re-running the steps since it.
     let losses = 0;
@@ -298,7 +327,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
       }
       backend.destroy();
       try {
-        backend = (await reopenWithBackoff(() => acquireBackend(backendChoice, { threads: flags.threads as number | undefined }), {
+        backend = (await reopenWithBackoff(() => acquireBackend(backendChoice, { threads: o.threads }), {
           policy: hooks.recovery ?? DEVICE_RECOVERY,
           onFailure: (n, e) => log(`warning: no new device (attempt ${n}): ${e instanceof Error ? e.message : String(e)}`),
         }))!;
@@ -331,7 +360,7 @@ export async function train(argv: string[], log: (s: string) => void = console.l
             evaluatedAt = trainer.step;
             writeEval(res.eval);
           }
-          if (!flags.quiet) log(progressLine(res.record, lastEval));
+          if (!o.quiet) log(progressLine(res.record, lastEval));
           const skipped = res.record['actor/nonfinite_steps'];
           if (skipped > 0) log(`warning: step ${res.record.step}: ${skipped} optimizer step${skipped === 1 ? '' : 's'} rejected as non-finite (loss or grad norm) and skipped: weights untouched`);
           const every = trainer.config.checkpoint.everySteps;

@@ -1,5 +1,5 @@
 /**
- * Fakes of `train(argv, log)` and `evalCommand(argv, log)` for the sweep runner's tests: they
+ * Fakes of `runTraining(options, log)` (read as its command line) and `evalCommand(argv, log)` for the sweep runner's tests: they
  * read the same flags and write the same files (config.json, metrics.jsonl with step and eval
  * records, checkpoint.mlck every 2 steps and at the end, truncation of records past the
  * checkpoint on --resume), with deterministic numbers, and can be told to die mid-run.
@@ -8,6 +8,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { crc32 } from '../../src/model/checkpoint';
 import { getPreset, validateRunConfig, type RunConfig } from '../../src/rl/config';
+import { trainRunArgv } from '../../src/run/train-options';
 import { scheduleSteps, type EvalFn, type TrainFn } from '../../src/sweep/runner';
 import { hash32 } from '../../src/util/rng';
 
@@ -42,7 +43,9 @@ const CHECKPOINT_EVERY = 2;
 const EVAL_EVERY = 2;
 
 export function fakeTrain(o: FakeTrainOptions = {}): TrainFn {
-  return async (argv, log) => {
+  return async (request, log) => {
+    // The typed request as train's command line: the tests compare what the sweep asked for.
+    const argv = trainRunArgv(request);
     o.calls?.push(argv);
     const f = flagsOf(argv);
     let dir: string;

@@ -51,7 +51,8 @@ describe('sweep runner (fake train and eval)', () => {
     expect(s.runs.map((r) => `${r.preset}/${r.seed}`)).toEqual(['magic-tiny/1', 'magic-tiny/2', 'magic-tiny/3', 'grpo-tiny/1', 'grpo-tiny/2', 'grpo-tiny/3']);
     for (const r of s.runs) {
       const dir = join(out, 'runs', r.preset, `seed-${r.seed}`);
-      for (const f of ['sweep-run.json', 'config.json', 'metrics.jsonl', 'checkpoint.mlck', 'train-done.json', 'train.log', `eval-final-8x2-s${r.seed}.json`]) expect(existsSync(join(dir, f)), f).toBe(true);
+      // A finished run's metrics are kept gzipped (src/sweep/gz-file.ts).
+      for (const f of ['sweep-run.json', 'config.json', 'metrics.jsonl.gz', 'checkpoint.mlck', 'train-done.json', 'train.log', `eval-final-8x2-s${r.seed}.json`]) expect(existsSync(join(dir, f)), f).toBe(true);
     }
     // train: --preset --seed --out --base (no --quiet: the sweep reads its step lines for the progress line).
     expect(trainCalls[0]).toEqual(['--preset', 'magic-tiny', '--seed', '1', '--out', join(out, 'runs', 'magic-tiny', 'seed-1'), '--base', BASE]);

@@ -16,12 +16,14 @@ import { DEFAULT_REFERENCE_DIR, referenceFromSummary, writeReference } from '../
 import { buildFindingReport, DEFAULT_REPORTS_DIR, findingReportMarkdown, replicationMarkdown } from '../sweep/report';
 import type { SweepDeps, SweepOptions } from '../sweep/runner';
 import { toJson } from '../sweep/summary';
-import { parseFlags, UsageError, type FlagSpec } from './args';
+import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
+import { checkReplication } from '../sweep/replication-check';
 import { asUsageErrors, DEFAULT_DEPS, HELP_FLAG, RUN_FLAGS, runAndSummarize, sweepOptionsFromFlags } from './sweep';
 
 export const ABLATE_FLAGS: Record<string, FlagSpec> = {
   list: { type: 'bool', help: 'list the findings and their presets' },
   replication: { type: 'bool', help: 'write REPLICATION.md (--out, default REPLICATION.md) from the reports under --reports' },
+  check: { type: 'bool', help: 'with --replication: write nothing; recompute every report.json, summary and REPLICATION.md from the committed runs and compare (exit 1 on a difference)' },
   reports: { type: 'string', help: `reports directory (default ${DEFAULT_REPORTS_DIR})` },
   out: { type: 'string', help: `report directory (default ${DEFAULT_REPORTS_DIR}/<finding>); with --replication the file written` },
   ...RUN_FLAGS,
@@ -60,6 +62,13 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   if (flags.replication) {
     if (positional !== undefined) throw new UsageError('ablate: --replication takes no finding');
     const out = String(flags.out ?? 'REPLICATION.md');
+    if (flags.check) {
+      const bad = checkReplication(reportsDir, out, log);
+      for (const b of bad) log(`differs: ${b.file}: ${b.what}`);
+      if (bad.length) throw new RunFailure(`ablate --replication --check: ${bad.length} file${bad.length === 1 ? '' : 's'} do not recompute from the runs under ${reportsDir}/`);
+      log(`every report under ${reportsDir}/ and ${out} recompute from the committed runs`);
+      return;
+    }
     writeFileSync(out, replicationMarkdown(reportsDir, out));
     log(`wrote ${out} from the reports under ${reportsDir}/`);
     return;

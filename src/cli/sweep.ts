@@ -4,12 +4,13 @@
  * command continues a stopped sweep; another sweep config in DIR is refused (exit 2).
  */
 import { existsSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { presetNames, type RunConfigInput } from '../rl/config';
 import { writeCharts } from '../sweep/charts';
 import { DEFAULT_REFERENCE_DIR, checkReferenceName, referenceFromSummary, writeReference } from '../sweep/reference';
-import { resolveRunConfig, runSweep, runsRoot, type RunResult, type SweepDeps, type SweepOptions, type Variant } from '../sweep/runner';
-import { buildSummary, summaryMarkdown, toJson, type Summary } from '../sweep/summary';
+import { resolveRunConfig, runSweep, type RunResult, type SweepDeps, type SweepOptions, type Variant } from '../sweep/runner';
+import { summaryMarkdown, toJson, type Summary } from '../sweep/summary';
+import { sweepSummary } from '../sweep/replication-check';
 import { parseFlags, UsageError, type FlagSpec, type Flags } from './args';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { readJsonFile } from './sft';
@@ -138,28 +139,7 @@ export async function writeSummary(
   planned: number,
   final: { charts: boolean; png: boolean; log: (s: string) => void },
 ): Promise<{ summary: Summary; charts: string[] }> {
-  const summary = buildSummary({
-    spec: {
-      presets: o.presets,
-      seeds: o.seeds,
-      steps: o.steps,
-      minutes: o.minutes,
-      config: o.config,
-      backend: o.backend,
-      threads: o.threads,
-      ...(o.evalBackend ? { evalBackend: o.evalBackend } : {}),
-      evalProblems: o.evalProblems,
-      evalK: o.evalK,
-      evalTemperatures: o.evalTemperatures,
-      base: o.base,
-      runs: relative(o.out, runsRoot(o)) || '.',
-      ...(o.variants !== null ? { variants: o.variants } : {}),
-    },
-    command: o.command,
-    presets: o.presets,
-    planned,
-    runs: results,
-  });
+  const summary = sweepSummary(o, results, planned);
   writeFileSync(join(o.out, 'summary.json'), toJson(summary));
   const charts = final.charts ? await writeCharts(o.out, summary, { png: final.png, log: final.log }) : [];
   writeFileSync(join(o.out, 'summary.md'), summaryMarkdown(summary, { charts }));

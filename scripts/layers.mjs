@@ -1,6 +1,6 @@
 // The layer rule of docs/architecture.md, checked over the TypeScript import graph of src/.
 // Dependencies point down only (ui → worker → rl → model → gpu/cpu), tasks and util stay pure, side rooms
-// (cli, sweep, verl, runfile) sit above rl and never below it, and no two files import each other in a cycle.
+// (cli, sweep, verl, io) sit above rl and never below it, and no two files import each other in a cycle.
 // `node scripts/layers.mjs` prints every violation and exits 1 when there is one; tests/architecture runs it too.
 import ts from 'typescript';
 import fs from 'node:fs';
@@ -14,12 +14,13 @@ export const ALLOWED = {
   cpu: ['util'],
   model: ['gpu', 'cpu', 'tasks', 'util'],
   rl: ['model', 'tasks', 'util'],
-  runfile: ['rl', 'model', 'tasks', 'util', 'verl'],
-  verl: ['rl', 'model', 'tasks', 'util', 'runfile'],
-  sweep: ['rl', 'model', 'tasks', 'util', 'runfile'],
-  worker: ['rl', 'model', 'gpu', 'cpu', 'tasks', 'util', 'runfile'],
-  ui: ['worker', 'rl', 'model', 'sweep', 'verl', 'tasks', 'util', 'runfile'],
-  cli: ['rl', 'model', 'gpu', 'cpu', 'sweep', 'verl', 'tasks', 'util', 'runfile'],
+  run: ['rl', 'model', 'gpu', 'cpu', 'tasks', 'util', 'io'],
+  io: ['rl', 'model', 'tasks', 'util', 'verl'],
+  verl: ['rl', 'model', 'tasks', 'util', 'io'],
+  sweep: ['run', 'rl', 'model', 'tasks', 'util', 'io'],
+  worker: ['rl', 'model', 'gpu', 'cpu', 'tasks', 'util', 'io'],
+  ui: ['worker', 'rl', 'model', 'sweep', 'verl', 'tasks', 'util', 'io'],
+  cli: ['run', 'rl', 'model', 'gpu', 'cpu', 'sweep', 'verl', 'tasks', 'util', 'io'],
 };
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../../src/rl/config';
 import { runFiles, uploadProblem } from '../../../src/ui/controller/run-files';
-import { runToJsonl } from '../../../src/ui/lib/runfile';
+import { runToJsonl } from '../../../src/io/runfile';
 import { createLabStore } from '../../../src/ui/store';
 import { fakeRun } from '../helpers';
 

@@ -10,6 +10,7 @@
  *
  * Weight convention (llm.c): a linear layer's weight is [out, in] and y = x · Wᵀ + b.
  */
+import { ATTENTION_MAX_CONTEXT } from '../gpu/kernels/attention';
 
 export interface ModelConfig {
   /** V: vocabulary size (number of token ids). */
@@ -58,8 +59,8 @@ export interface ModelLimits {
   maxComputeWorkgroupsPerDimension: number;
 }
 
-/** Largest context the fused per-row attention kernels support (scores live in registers). */
-export const MAX_CONTEXT_LENGTH = 1024;
+/** Largest context a model may have: the WebGPU attention kernels' limit (scores of a row stay on chip); both engines share one model config. */
+export const MAX_CONTEXT_LENGTH = ATTENTION_MAX_CONTEXT;
 
 /** A bad value in a message: JSON, shortened to one readable line; one JSON cannot write (nested too deep, a bigint) by its kind. */
 function shown(v: unknown): string {

@@ -4,7 +4,7 @@
  * padding logic), sampling happens on the GPU, and the CPU only peeks at the per-sequence
  * status once every `chunk` steps to stop early — never per token.
  */
-import type { SamplerOptions } from '../gpu/kernels/sampling';
+import type { SamplerOptions } from './engine-types';
 import type { GpuPolicy } from './policy';
 
 export interface GenerateRequest {

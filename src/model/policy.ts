@@ -15,8 +15,9 @@ import { attentionBackward, attentionDecode, attentionForward } from '../gpu/ker
 import { normBackward, normForward } from '../gpu/kernels/norm';
 import { encoderBackward, encoderDecode, encoderForward } from '../gpu/kernels/embedding';
 import { logSoftmaxEntropyBackward, logSoftmaxEntropyForward, type LossHeadDispatch } from '../gpu/kernels/loss';
-import { adamw, gradNorm, gradNormScratchFloats, type AdamWOptions } from '../gpu/kernels/optimizer';
-import { advancePosition, sampleTokens, type SamplerOptions } from '../gpu/kernels/sampling';
+import { adamw, gradNorm, gradNormScratchFloats } from '../gpu/kernels/optimizer';
+import { advancePosition, sampleTokens } from '../gpu/kernels/sampling';
+import type { AdamWOptions, SamplerOptions } from './engine-types';
 import { checkModelFitsLimits, headName, layerNames, layoutParams, type ModelConfig, type ParamLayout } from './config';
 
 const F32 = 4;

@@ -9,8 +9,8 @@
  * written), and `applied` in the stats read back says whether it did (same values, same rule).
  */
 import type { Dispatch } from '../gpu/runtime';
-import { crossEntropyLoss, grpoLoss, grpoLossScratchFloats, type GrpoLossOptions } from '../gpu/kernels/loss';
-import type { AdamWOptions } from '../gpu/kernels/optimizer';
+import { crossEntropyLoss, grpoLoss, grpoLossScratchFloats } from '../gpu/kernels/loss';
+import type { AdamWOptions, GrpoLossOptions } from './engine-types';
 import { stepIsFinite } from './reference/ops';
 import type { GpuPolicy, OptimizerPlan, TrainPlan } from './policy';
 

@@ -1,8 +1,12 @@
 /** Builders for shaders/attention.wgsl: causal multi-head attention forward, backward, and KV-cache decode. */
-import { MAX_CONTEXT_LENGTH } from '../../model/config';
 import { ceilDiv, f32bits, type Binding, type Dispatch, type GpuRuntime } from '../runtime';
 
 const SHADER = 'attention.wgsl';
+/**
+ * Longest cache attentionDecode supports: the workgroup variant keeps a row of scores in workgroup
+ * memory (MAX_T in shaders/attention.wgsl). The model's MAX_CONTEXT_LENGTH (src/model/config.ts) is this.
+ */
+export const ATTENTION_MAX_CONTEXT = 1024;
 /** Must equal WG in the shader. */
 const WG = 64;
 
@@ -123,7 +127,7 @@ export function attentionDecodeVariant(isSoftwareAdapter: boolean): AttentionDec
  * Writes k and v of the current token into kcache/vcache at [b, pos, :] (caches are [B × Tmax × C]),
  * then out[b, :] = causal attention of q over cache positions 0..pos.
  *
- * A step with pos ≥ Tmax writes nothing. Tmax is limited to MAX_CONTEXT_LENGTH (the workgroup variant keeps scores
+ * A step with pos ≥ Tmax writes nothing. Tmax is limited to ATTENTION_MAX_CONTEXT (the workgroup variant keeps scores
  * in workgroup memory). `variant` defaults to attentionDecodeVariant(rt.adapter.isSoftware).
  */
 export function attentionDecode(
@@ -143,7 +147,7 @@ export function attentionDecode(
 ): Promise<Dispatch> {
   const shape = { B: a.B, T: a.Tmax, C: a.C, H: a.H };
   const hs = headSize(shape, 'attentionDecode');
-  if (a.Tmax > MAX_CONTEXT_LENGTH) throw new Error(`attentionDecode: Tmax=${a.Tmax} exceeds MAX_CONTEXT_LENGTH=${MAX_CONTEXT_LENGTH}`);
+  if (a.Tmax > ATTENTION_MAX_CONTEXT) throw new Error(`attentionDecode: Tmax=${a.Tmax} exceeds ATTENTION_MAX_CONTEXT=${ATTENTION_MAX_CONTEXT}`);
   const variant = a.variant ?? attentionDecodeVariant(rt.adapter.isSoftware);
   const bindings = { 1: a.qkv, 2: a.kcache, 3: a.vcache, 4: a.out, 5: a.state };
   if (variant === 'threads') {

@@ -154,19 +154,15 @@ export async function logSoftmaxEntropyBackward(
   return withTemperature(d, base);
 }
 
-/** KL(π_θ‖π_ref) estimators: k1 = log ratio, k3 = exp(−d)+d−1 (Schulman), low_var_kl = k3 clamped to ±10 (verl). */
+/** KL estimators the loss kernel knows (documented with the engine's options, src/model/engine-types.ts). */
 export type KlType = 'k1' | 'k3' | 'low_var_kl';
 
+/** What grpoLoss reads: ε_low, ε_high, dual-clip c (or null), α, β and the KL estimator (the engine's GrpoLossOptions has this shape). */
 export interface GrpoLossOptions {
-  /** ε_low: ρ is clipped below at 1 − ε_low. */
   epsLow: number;
-  /** ε_high: ρ is clipped above at 1 + ε_high. */
   epsHigh: number;
-  /** Dual-clip constant c > 1 (bounds negative-advantage losses), or null. */
   dualClip: number | null;
-  /** α: entropy bonus coefficient. */
   entCoef: number;
-  /** β: KL penalty coefficient. */
   klCoef: number;
   klType: KlType;
 }

@@ -48,13 +48,13 @@ export async function gradNorm(rt: GpuRuntime, a: { grads: Binding; n: number; s
   ];
 }
 
+/** What adamw reads (the engine's AdamWOptions, src/model/engine-types.ts, has this shape); maxGradNorm Infinity = no clipping. */
 export interface AdamWOptions {
   lr: number;
   beta1: number;
   beta2: number;
   eps: number;
   weightDecay: number;
-  /** clip: scale = min(1, max/(norm+1e-6)); Infinity = no clipping */
   maxGradNorm: number;
 }
 

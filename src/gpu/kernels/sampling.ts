@@ -5,13 +5,10 @@
  */
 import { ceilDiv, f32bits, type Binding, type Dispatch, type GpuRuntime } from '../runtime';
 
-/** Sampler settings; the float64 twin in src/model/reference/sampling.ts follows the same rule. */
+/** What sampleTokens reads: τ > 0, top-p in (0, 1], a u32 seed, the length limit, EOS and PAD (the engine's SamplerOptions, src/model/engine-types.ts, has this shape). */
 export interface SamplerOptions {
-  /** τ > 0: logits are divided by it before the softmax. */
   temperature: number;
-  /** Nucleus mass in (0, 1]; 1 keeps every token. */
   topP: number;
-  /** u32; the PRNG draws uniformAt(seed, b, pos), so change it for every new rollout batch. */
   seed: number;
   maxResponseLength: number;
   eosId: number;

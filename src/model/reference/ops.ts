@@ -448,9 +448,9 @@ function rowLogSumExp(logits: Float64Array, r: number, V: number, temperature: n
 // GRPO / PPO clipped token loss with entropy bonus and optional KL penalty
 // ---------------------------------------------------------------------------------------------
 
-import type { GrpoLossOptions } from '../../gpu/kernels/loss';
-// The loss options are the GPU kernel's own type, so the twin cannot drift from it.
-export type { GrpoLossOptions, KlType } from '../../gpu/kernels/loss';
+import type { GrpoLossOptions } from '../engine-types';
+// The loss options are the engines' own type, so the twin cannot drift from it.
+export type { GrpoLossOptions, KlType } from '../engine-types';
 
 export interface GrpoTokenInputs {
   /** Current policy log-prob of each sampled token. */

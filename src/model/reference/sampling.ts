@@ -1,11 +1,11 @@
-import type { SamplerOptions } from '../../gpu/kernels/sampling';
+import type { SamplerOptions } from '../engine-types';
 /**
  * Float64 twin of shaders/sampling.wgsl: the counter-based PRNG (bit-identical), the
  * temperature / top-p sampling rule, and the per-sequence decoding state machine. The GPU must
  * pick exactly the tokens this file picks for the same logits and seed.
  */
 
-export type { SamplerOptions } from '../../gpu/kernels/sampling';
+export type { SamplerOptions } from '../engine-types';
 
 /** Sequence status word in seqs[b·4 + 2]. */
 export const SEQ_RUNNING = 0;

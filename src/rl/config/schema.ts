@@ -12,7 +12,7 @@ import type { TruncationMode } from '../advantage';
 import type { LossAggregation } from '../aggregation';
 import type { EntropyControlConfig } from '../entropy';
 import { CONSTANT_LR, type LrScheduleConfig } from '../lr-schedule';
-import type { KlType } from '../../gpu/kernels/loss';
+import type { KlType } from '../../model/engine-types';
 import type { RejectionMode } from '../rejection';
 import type { ConvergenceRule } from '../stages';
 import { VOCAB_SIZE } from '../../tasks';

@@ -642,6 +642,7 @@ export async function wasmBackend(opts: { threads?: number; build?: CpuRuntimeOp
     threads: rt.threads,
     createPolicy: async (cfg, name) => new CpuPolicy(rt, cfg, name),
     matmulGflops: async (shape, repeats) => cpuMatmulGflops(rt, shape, repeats),
+    limits: () => ({ engine: 'wasm', memoryBytes: rt.memoryLimitBytes, threads: rt.threads }),
     destroy: () => rt.destroy(),
   };
 }

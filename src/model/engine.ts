@@ -97,6 +97,11 @@ export interface MatmulShape {
   transB: boolean;
 }
 
+/** What an engine can hold (the run's resource check, src/rl/resources.ts): a WebGPU device's buffer limits, or the CPU engine's memory. */
+export type EngineLimits =
+  | { engine: 'webgpu'; maxStorageBufferBindingSize: number; maxBufferSize: number; software: boolean }
+  | { engine: 'wasm'; memoryBytes: number; threads: number };
+
 /** Makes policies on one device (a GPU adapter, or the CPU's cores). */
 export interface Backend {
   readonly name: BackendName;
@@ -108,6 +113,8 @@ export interface Backend {
   createPolicy(cfg: ModelConfig, name: string): Promise<PolicyEngine>;
   /** GFLOP/s of this backend's matmul on one shape (median of `repeats`; a benchmark, not a test). */
   matmulGflops?(shape: MatmulShape, repeats: number): Promise<number>;
+  /** The device's limits now; absent on a backend that exposes none (a test double). */
+  limits?(): EngineLimits;
   /**
    * WebGPU only: calls `f` once if the device is lost outside of destroy() (the GPU process
    * crashed, the driver reset). Every policy of this backend is then dead; its owner opens a new

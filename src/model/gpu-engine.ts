@@ -124,6 +124,7 @@ export function webgpuBackend(rt: GpuRuntime): WebGpuBackend {
     threads: 1,
     createPolicy: async (cfg, name) => new WebGpuPolicyEngine(rt, cfg, name),
     matmulGflops: (shape, repeats) => matmulGflops(rt, variant, shape, repeats),
+    limits: () => ({ engine: 'webgpu', maxStorageBufferBindingSize: Number(rt.limits.maxStorageBufferBindingSize), maxBufferSize: Number(rt.limits.maxBufferSize), software: rt.adapter.isSoftware }),
     onLost: (f) => rt.onLost(f),
     destroy: () => rt.destroy(),
   };

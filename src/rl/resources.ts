@@ -24,9 +24,7 @@
  * not padded: every preset passes on WebGPU's default limits (tests/rl/resources.test.ts).
  */
 import { ConfigError, layoutParams } from '../model/config';
-import type { Backend } from '../model/engine';
-import type { WebGpuBackend } from '../model/gpu-engine';
-import type { WasmBackend } from '../model/cpu-policy';
+import type { Backend, EngineLimits } from '../model/engine';
 import { estimatePolicy, formatBytes, type BufferEstimate, type EngineKind, type PolicyEstimate } from '../model/resources';
 import { distinctProblemCount, maxPromptTokens, sharedProblemCount, usableProblemCount, type FamilyName } from '../tasks';
 import { longestResponseLength, resolveStage, type RunConfig } from './config';
@@ -39,10 +37,7 @@ export class ResourceError extends ConfigError {
   }
 }
 
-/** What the engine can hold: a WebGPU device's buffer limits, or the CPU engine's memory. */
-export type EngineLimits =
-  | { engine: 'webgpu'; maxStorageBufferBindingSize: number; maxBufferSize: number; software: boolean }
-  | { engine: 'wasm'; memoryBytes: number; threads: number };
+export type { EngineLimits } from '../model/engine';
 
 /** What the host process can hold. */
 export interface HostLimits {
@@ -80,15 +75,7 @@ const JSON_FLOAT_CHARS = 22;
 
 /** The engine limits of an open backend (null for a backend that exposes none, e.g. a test double). */
 export function engineLimitsOf(backend: Backend): EngineLimits | null {
-  const rt = (backend as { rt?: unknown }).rt;
-  if (!rt) return null;
-  if (backend.name === 'webgpu') {
-    const r = rt as WebGpuBackend['rt'];
-    return { engine: 'webgpu', maxStorageBufferBindingSize: Number(r.limits.maxStorageBufferBindingSize), maxBufferSize: Number(r.limits.maxBufferSize), software: r.adapter.isSoftware };
-  }
-  const r = rt as WasmBackend['rt'];
-  if (typeof r.memoryLimitBytes !== 'number') return null;
-  return { engine: 'wasm', memoryBytes: r.memoryLimitBytes, threads: r.threads };
+  return backend.limits?.() ?? null;
 }
 
 /**

@@ -21,7 +21,9 @@ import { attentionScratchBytes, normPartialBytes, ProgramBuilder, samplerScratch
 import { CpuRuntime, type CpuRuntimeOptions, type Program } from '../cpu/runtime';
 import { headName, layerNames, layoutParams, type ModelConfig, type ParamLayout } from './config';
 import type { Backend, MatmulShape, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
-import { generationResult, type GenerateRequest, type GenerateResult } from './generate';
+import { checkBatch, checkGenerateRequest } from './engine-checks';
+import type { GenerateRequest, GenerateResult } from './engine-types';
+import { generationResult } from './generate';
 import { decodeStats, STATS, STATS_FLOATS, type StepStats } from './step';
 
 const F32 = 4;
@@ -514,13 +516,7 @@ export class CpuPolicy implements PolicyEngine {
     const B = req.prompts.length;
     const Tmax = cfg.contextLength;
     if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0 };
-    let maxPrompt = 0;
-    req.prompts.forEach((p, i) => {
-      if (p.length < 1 || p.length >= Tmax) throw new Error(`prompts[${i}]: length ${p.length} must be between 1 and contextLength-1 (${Tmax - 1})`);
-      if (p.some((t) => !Number.isInteger(t) || t < 0 || t >= cfg.vocabSize)) throw new Error(`prompts[${i}]: token ids must be integers in [0, ${cfg.vocabSize})`);
-      maxPrompt = Math.max(maxPrompt, p.length);
-    });
-    if (!Number.isInteger(req.maxResponseLength) || req.maxResponseLength < 1) throw new Error(`maxResponseLength must be a positive integer, got ${req.maxResponseLength}`);
+    const maxPrompt = checkGenerateRequest(req, cfg);
     writeSampler(rt, this.samplerOpts, { temperature: req.temperature, topP: req.topP, seed: req.seed >>> 0, maxResponseLength: req.maxResponseLength, eosId: req.eosId, padId: req.padId }, cfg.vocabSize);
     const plan = this.decodePlan(B);
     const tokens = rt.u32(plan.tokens, B * Tmax);
@@ -567,21 +563,6 @@ export class CpuPolicy implements PolicyEngine {
     this.trainPlans.clear();
     this.decodePlans.clear();
   }
-}
-
-/** Every per-token array of an update batch has rows × T entries. */
-function checkBatch(b: UpdateBatch): void {
-  const n = b.rows * b.T;
-  const arrays: [string, ArrayLike<number> | undefined][] = [
-    ['tokens', b.tokens],
-    ['targets', b.targets],
-    ['mask', b.mask],
-    ['weights', b.weights],
-    ['advantages', b.advantages],
-    ['oldLogp', b.oldLogp],
-    ['refLogp', b.refLogp],
-  ];
-  for (const [name, a] of arrays) if (a !== undefined && a.length !== n) throw new Error(`update batch: ${name} has ${a.length} entries, expected rows × T = ${n}`);
 }
 
 /** GFLOP/s of one matmul shape on the CPU engine (median of `repeats`); Bᵀ layouts are prepared outside the timing, as per update. */

@@ -1,5 +1,5 @@
 /**
- * The options both engines take, stated once for the layers above (rl, cli, the Worker): the
+ * The options and results both engines share, stated once for the layers above (rl, cli, the Worker): the
  * GRPO loss, AdamW and the sampler. The backends below (src/gpu/kernels, src/cpu/blocks.ts) import
  * nothing from src/model, so each states the shape it reads; TypeScript checks these types against
  * them structurally wherever src/model hands one to a kernel.
@@ -43,4 +43,30 @@ export interface SamplerOptions {
   maxResponseLength: number;
   eosId: number;
   padId: number;
+}
+
+/** One batched generation (PolicyEngine.generate). */
+export interface GenerateRequest {
+  /** Token ids of each prompt (BOS included), 1 ≤ length < contextLength. */
+  prompts: number[][];
+  maxResponseLength: number;
+  temperature: number;
+  topP: number;
+  /** u32 seed of the counter-based sampler: same seed, same adapter → same tokens. */
+  seed: number;
+  eosId: number;
+  padId: number;
+}
+
+export type FinishReason = 'eos' | 'truncated';
+
+export interface GenerateResult {
+  /** Response tokens (EOS included when the response ended with it). */
+  responses: number[][];
+  finish: FinishReason[];
+  /** Log-prob and entropy of each response token's distribution at the sampling temperature. */
+  logp: number[][];
+  entropy: number[][];
+  /** Decode steps run (the batch stops when every sequence has finished). */
+  steps: number;
 }

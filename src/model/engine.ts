@@ -9,14 +9,13 @@
  * they differ in summation order, so a run replays bit for bit on one backend (and, for the CPU
  * engine, one thread count), and a checkpoint written by one resumes on the other (not bit-exact).
  */
-import type { AdamWOptions, GrpoLossOptions } from './engine-types';
+import type { AdamWOptions, GenerateRequest, GenerateResult, GrpoLossOptions } from './engine-types';
 import type { DeviceLossInfo } from '../gpu/faults';
 import type { ModelConfig, ParamLayout } from './config';
-import type { GenerateRequest, GenerateResult } from './generate';
 import type { StepStats } from './step';
 
 export type { AdamWOptions, GrpoLossOptions, KlType, SamplerOptions } from './engine-types';
-export type { GenerateRequest, GenerateResult, FinishReason } from './generate';
+export type { GenerateRequest, GenerateResult, FinishReason } from './engine-types';
 export type { StepStats } from './step';
 /** Device faults (src/gpu/faults.ts), for the layers above that recover from them without importing src/gpu. */
 export { DeviceLostError, GpuUncapturedError, isDeviceFault, describeLoss, type DeviceLossInfo } from '../gpu/faults';

@@ -4,46 +4,16 @@
  * padding logic), sampling happens on the GPU, and the CPU only peeks at the per-sequence
  * status once every `chunk` steps to stop early — never per token.
  */
-import type { SamplerOptions } from './engine-types';
+import { checkGenerateRequest } from './engine-checks';
+import type { GenerateRequest, GenerateResult, SamplerOptions } from './engine-types';
 import type { GpuPolicy } from './policy';
-
-export interface GenerateRequest {
-  /** Token ids of each prompt (BOS included), 1 ≤ length < contextLength. */
-  prompts: number[][];
-  maxResponseLength: number;
-  temperature: number;
-  topP: number;
-  /** u32 seed of the counter-based sampler: same seed, same adapter → same tokens. */
-  seed: number;
-  eosId: number;
-  padId: number;
-}
-
-export type FinishReason = 'eos' | 'truncated';
-
-export interface GenerateResult {
-  /** Response tokens (EOS included when the response ended with it). */
-  responses: number[][];
-  finish: FinishReason[];
-  /** Log-prob and entropy of each response token's distribution at the sampling temperature. */
-  logp: number[][];
-  entropy: number[][];
-  /** Decode steps run (the batch stops when every sequence has finished). */
-  steps: number;
-}
 
 export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { chunk?: number } = {}): Promise<GenerateResult> {
   const { rt, cfg } = policy;
   const B = req.prompts.length;
   const Tmax = cfg.contextLength;
   if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0 };
-  let maxPrompt = 0;
-  req.prompts.forEach((p, i) => {
-    if (p.length < 1 || p.length >= Tmax) throw new Error(`prompts[${i}]: length ${p.length} must be between 1 and contextLength-1 (${Tmax - 1})`);
-    if (p.some((t) => !Number.isInteger(t) || t < 0 || t >= cfg.vocabSize)) throw new Error(`prompts[${i}]: token ids must be integers in [0, ${cfg.vocabSize})`);
-    maxPrompt = Math.max(maxPrompt, p.length);
-  });
-  if (!Number.isInteger(req.maxResponseLength) || req.maxResponseLength < 1) throw new Error(`maxResponseLength must be a positive integer, got ${req.maxResponseLength}`);
+  const maxPrompt = checkGenerateRequest(req, cfg);
   const plan = await policy.decodePlan(B);
   const tokens = new Uint32Array(B * Tmax).fill(req.padId);
   const seqs = new Uint32Array(B * 4);

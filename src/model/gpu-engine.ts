@@ -5,8 +5,10 @@
 import { matmulGflops, setMatmulVariant, type MatmulVariant } from '../gpu/kernels/matmul';
 import type { GpuRuntime } from '../gpu/runtime';
 import type { ModelConfig } from './config';
+import { checkBatch } from './engine-checks';
 import type { Backend, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
-import { generate, type GenerateRequest, type GenerateResult } from './generate';
+import type { GenerateRequest, GenerateResult } from './engine-types';
+import { generate } from './generate';
 import { GpuPolicy } from './policy';
 import { buildPolicyStep, type PolicyStep, type StepStats } from './step';
 
@@ -88,21 +90,6 @@ export class WebGpuPolicyEngine implements PolicyEngine {
   destroy(): void {
     this.steps.clear();
   }
-}
-
-/** Every per-token array of an update batch has rows × T entries. */
-export function checkBatch(b: UpdateBatch): void {
-  const n = b.rows * b.T;
-  const arrays: [string, ArrayLike<number> | undefined][] = [
-    ['tokens', b.tokens],
-    ['targets', b.targets],
-    ['mask', b.mask],
-    ['weights', b.weights],
-    ['advantages', b.advantages],
-    ['oldLogp', b.oldLogp],
-    ['refLogp', b.refLogp],
-  ];
-  for (const [name, a] of arrays) if (a !== undefined && a.length !== n) throw new Error(`update batch: ${name} has ${a.length} entries, expected rows × T = ${n}`);
 }
 
 /**

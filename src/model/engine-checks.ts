@@ -1,0 +1,35 @@
+/**
+ * The checks every engine makes on what crosses the PolicyEngine interface (src/model/engine.ts),
+ * stated once so both engines refuse the same input with the same message.
+ */
+import type { ModelConfig } from './config';
+import type { UpdateBatch } from './engine';
+import type { GenerateRequest } from './engine-types';
+
+/** Every per-token array of an update batch has rows × T entries. */
+export function checkBatch(b: UpdateBatch): void {
+  const n = b.rows * b.T;
+  const arrays: [string, ArrayLike<number> | undefined][] = [
+    ['tokens', b.tokens],
+    ['targets', b.targets],
+    ['mask', b.mask],
+    ['weights', b.weights],
+    ['advantages', b.advantages],
+    ['oldLogp', b.oldLogp],
+    ['refLogp', b.refLogp],
+  ];
+  for (const [name, a] of arrays) if (a !== undefined && a.length !== n) throw new Error(`update batch: ${name} has ${a.length} entries, expected rows × T = ${n}`);
+}
+
+/** Each prompt fits the context with room for a response and holds token ids; the response limit is a positive integer. Returns the longest prompt's length. */
+export function checkGenerateRequest(req: GenerateRequest, cfg: ModelConfig): number {
+  const Tmax = cfg.contextLength;
+  let maxPrompt = 0;
+  req.prompts.forEach((p, i) => {
+    if (p.length < 1 || p.length >= Tmax) throw new Error(`prompts[${i}]: length ${p.length} must be between 1 and contextLength-1 (${Tmax - 1})`);
+    if (p.some((t) => !Number.isInteger(t) || t < 0 || t >= cfg.vocabSize)) throw new Error(`prompts[${i}]: token ids must be integers in [0, ${cfg.vocabSize})`);
+    maxPrompt = Math.max(maxPrompt, p.length);
+  });
+  if (!Number.isInteger(req.maxResponseLength) || req.maxResponseLength < 1) throw new Error(`maxResponseLength must be a positive integer, got ${req.maxResponseLength}`);
+  return maxPrompt;
+}

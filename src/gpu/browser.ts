@@ -1,7 +1,8 @@
 /**
  * Browser host (page or Worker): navigator.gpu, shaders bundled by Vite as raw strings.
  */
-import { runtimeFromAdapter, type GpuRuntime } from './runtime';
+import { runtimeFromAdapter } from './adapter';
+import type { GpuRuntime } from './runtime';
 
 const sources = import.meta.glob('../../shaders/*.wgsl', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
 

@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { create, globals } from 'webgpu';
-import { runtimeFromAdapter, type GpuRuntime } from './runtime';
+import { runtimeFromAdapter } from './adapter';
+import type { GpuRuntime } from './runtime';
 
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const shadersDir = new URL('../../shaders/', import.meta.url);

@@ -1,6 +1,7 @@
 /** The runtime's own behaviour: readable kernel errors, the no-adapter message, limits, pipeline cache. */
 import { describe, expect, it } from 'vitest';
-import { GpuRuntime, KernelError, NO_ADAPTER_HELP, runtimeFromAdapter } from '../../src/gpu/runtime';
+import { NO_ADAPTER_HELP, runtimeFromAdapter } from '../../src/gpu/adapter';
+import { GpuRuntime, KernelError } from '../../src/gpu/runtime';
 import { GpuPolicy } from '../../src/model/policy';
 import { validateModelConfig } from '../../src/model/config';
 import { gpu } from './harness';

@@ -10,7 +10,6 @@
  *
  * Weight convention (llm.c): a linear layer's weight is [out, in] and y = x · Wᵀ + b.
  */
-import { ATTENTION_MAX_CONTEXT } from '../gpu/kernels/attention';
 
 export interface ModelConfig {
   /** V: vocabulary size (number of token ids). */
@@ -59,8 +58,13 @@ export interface ModelLimits {
   maxComputeWorkgroupsPerDimension: number;
 }
 
-/** Largest context a model may have: the WebGPU attention kernels' limit (scores of a row stay on chip); both engines share one model config. */
-export const MAX_CONTEXT_LENGTH = ATTENTION_MAX_CONTEXT;
+/**
+ * Largest context a model may have: the WebGPU decode kernel's limit, ATTENTION_MAX_CONTEXT in
+ * src/gpu/kernels/attention.ts (a row of scores stays in workgroup memory); both engines share one
+ * model config. Restated, not imported: the page's main thread imports this module and never
+ * src/gpu (tests/model/config.test.ts checks the two agree).
+ */
+export const MAX_CONTEXT_LENGTH = 1024;
 
 /** A bad value in a message: JSON, shortened to one readable line; one JSON cannot write (nested too deep, a bigint) by its kind. */
 function shown(v: unknown): string {

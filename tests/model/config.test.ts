@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_MODEL_CONFIG, layoutParams, PARAM_ALIGN_FLOATS, validateModelConfig } from '../../src/model/config';
+import { ATTENTION_MAX_CONTEXT } from '../../src/gpu/kernels/attention';
+import { ConfigError, DEFAULT_MODEL_CONFIG, layoutParams, MAX_CONTEXT_LENGTH, PARAM_ALIGN_FLOATS, validateModelConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
 
 describe('model config validation', () => {
@@ -32,6 +33,10 @@ describe('model config validation', () => {
     expect(() => validateModelConfig({ contextLength: 1024, nHeads: 4 }, { maxStorageBufferBindingSize: 1 << 20, maxComputeWorkgroupsPerDimension: 65535 })).toThrow(
       /^contextLength: model too large for this adapter/,
     );
+  });
+
+  it('allows no longer context than the WebGPU decode kernel holds (restated there, not imported)', () => {
+    expect(MAX_CONTEXT_LENGTH).toBe(ATTENTION_MAX_CONTEXT);
   });
 
   it('fills defaults and does not mutate its input', () => {

@@ -12,7 +12,6 @@ import { initParams } from '../../src/model/init';
 import { nextTokenTargets, referenceForward, type PolicyLossInputs } from '../../src/model/reference/model';
 import { logSoftmaxEntropyForward, type GrpoLossOptions } from '../../src/model/reference/ops';
 import { Rng } from '../../src/util/rng';
-import { gpu } from '../gpu/harness';
 
 export const CASES: { name: string; cfg: ModelConfig }[] = [
   { name: 'rmsnorm, tied', cfg: validateModelConfig({ vocabSize: 11, contextLength: 9, nLayers: 2, dModel: 12, nHeads: 3, mlpRatio: 2, norm: 'rmsnorm', tiedEmbeddings: true }) },
@@ -64,8 +63,9 @@ export const ENGINES: EngineUnderTest[] = [
   },
   {
     name: 'webgpu',
-    // The harness's runtime (destroyed after the file), so the backend itself is never destroyed.
-    backend: () => (webgpu ??= gpu().then(webgpuBackend)),
+    // The GPU harness's runtime (destroyed after the file, so the backend itself never is), loaded
+    // on first use: a file that tests the CPU engine alone never loads Dawn.
+    backend: () => (webgpu ??= import('../gpu/harness').then((h) => h.gpu()).then(webgpuBackend)),
     grads: (p) => {
       const { gpu: g } = p as WebGpuPolicyEngine;
       return g.rt.readF32(g.grads, 0, g.layout.totalFloats);

@@ -3,7 +3,8 @@
  * to a `PolicyEngine` (one policy: weights, AdamW moments, batched sampling, one update) made by
  * a `Backend` — WebGPU (`src/model/policy.ts` on `src/gpu/`) or the CPU engine
  * (`src/model/cpu-policy.ts` on the WebAssembly SIMD kernels of `src/cpu/`). Everything that
- * crosses this interface is a plain typed array, so a backend owns its memory layout.
+ * crosses this interface is a plain typed array, so a backend owns its memory layout. The options
+ * and results it carries are in ./engine-types.ts, the checks both engines make in ./engine-checks.ts.
  *
  * Both backends compute the same math (each kernel is tested against the same float64 twin);
  * they differ in summation order, so a run replays bit for bit on one backend (and, for the CPU

@@ -19,12 +19,12 @@ const CLEAN: Record<string, string> = {
   'model/gpu-engine.ts': "import type { PolicyEngine } from './engine';\nimport { DeviceLost } from '../gpu/faults';",
   'rl/trainer.ts': "import type { PolicyEngine } from '../model/engine';",
   'rl/run-checkpoint.ts': "import { x } from '../util/rng';",
-  'runfile/format.ts': "import type { PolicyEngine } from '../model/engine';",
+  'io/runfile.ts': "import type { PolicyEngine } from '../model/engine';",
   'sweep/runner.ts': "import { x } from '../rl/trainer';",
   'cli/args.ts': 'export class UsageError {}',
-  'cli/import-verl.ts': "import { y } from '../runfile/format';\nimport { UsageError } from './args';",
+  'cli/import-verl.ts': "import { y } from '../io/runfile';\nimport { UsageError } from './args';",
   'worker/protocol.ts': "import type { PolicyEngine } from '../model/engine';",
-  'ui/lab.ts': "import type { Msg } from '../worker/protocol';\nimport { y } from '../runfile/format';",
+  'ui/lab.ts': "import type { Msg } from '../worker/protocol';\nimport { y } from '../io/runfile';",
 };
 
 const withImport = (file: string, line: string): string[] =>

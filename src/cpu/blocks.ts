@@ -5,32 +5,9 @@
  */
 import type { CpuRuntime } from './runtime';
 
-// The shapes the blocks are written from (the engine's options in src/model/engine-types.ts have them;
-// src/cpu imports nothing from the layers above).
-export interface GrpoLossOptions {
-  epsLow: number;
-  epsHigh: number;
-  dualClip: number | null;
-  entCoef: number;
-  klCoef: number;
-  klType: 'k1' | 'k3' | 'low_var_kl';
-}
-export interface AdamWOptions {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  maxGradNorm: number;
-}
-export interface SamplerOptions {
-  temperature: number;
-  topP: number;
-  seed: number;
-  maxResponseLength: number;
-  eosId: number;
-  padId: number;
-}
+import type { AdamWOptions, GrpoLossOptions, SamplerOptions } from '../util/engine-options';
+
+export type { AdamWOptions, GrpoLossOptions, SamplerOptions };
 
 export const GRPO_OPTION_BYTES = 32;
 export const ADAMW_BYTES = 48;

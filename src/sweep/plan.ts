@@ -4,7 +4,7 @@
  * the runner is given (SweepDeps). Nothing here writes a file.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { ConfigError } from '../model/config';
 import { crc32Label, decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { getPreset, validateRunConfig, type RunConfig, type RunConfigInput } from '../rl/config';
@@ -227,3 +227,23 @@ export function planSweep(o: SweepOptions): PlannedRun[] {
   return out;
 }
 
+/** What identifies a sweep: its presets, seeds, schedule, engine, evaluation, base and pool (sweep.json and the summary's spec). */
+export function sweepSpec(o: SweepOptions): Omit<SweepSpec, 'variants'> & { variants?: SweepSpec['variants']; runs: string } {
+  return {
+    presets: o.presets,
+    seeds: o.seeds,
+    steps: o.steps,
+    minutes: o.minutes,
+    config: o.config,
+    backend: o.backend,
+    threads: o.threads,
+    ...(o.evalBackend ? { evalBackend: o.evalBackend } : {}),
+    evalProblems: o.evalProblems,
+    evalK: o.evalK,
+    evalTemperatures: o.evalTemperatures,
+    base: o.base,
+    runs: relative(o.out, runsRoot(o)) || '.',
+    // Only when given, so the identity files of sweeps made before variants existed still match.
+    ...(o.variants !== null ? { variants: o.variants } : {}),
+  };
+}

@@ -4,10 +4,10 @@
  * keeps two sweeps out of one directory.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { validateRunConfig, type RunConfigInput } from '../rl/config';
 import { SweepError } from './errors';
-import { runsRoot, SWEEP_SCHEMA, type PlannedRun, type SweepOptions } from './plan';
+import { sweepSpec, SWEEP_SCHEMA, type PlannedRun, type SweepOptions } from './plan';
 
 // ---------------------------------------------------------------------------------------------
 // Files
@@ -37,24 +37,7 @@ const show = (v: unknown) => (v === null || v === undefined ? 'none' : Array.isA
 /** OUT/sweep.json: created on the first call, compared on every later one. */
 export function checkSweepIdentity(o: SweepOptions): void {
   const file = join(o.out, 'sweep.json');
-  const spec: Record<string, unknown> = {
-    schema: SWEEP_SCHEMA,
-    presets: o.presets,
-    seeds: o.seeds,
-    steps: o.steps,
-    minutes: o.minutes,
-    config: o.config,
-    backend: o.backend,
-    threads: o.threads,
-    ...(o.evalBackend ? { evalBackend: o.evalBackend } : {}),
-    evalProblems: o.evalProblems,
-    evalK: o.evalK,
-    evalTemperatures: o.evalTemperatures,
-    base: o.base,
-    runs: relative(o.out, runsRoot(o)) || '.',
-    // Only when given, so the identity files of sweeps made before variants existed still match.
-    ...(o.variants !== null ? { variants: o.variants } : {}),
-  };
+  const spec: Record<string, unknown> = { schema: SWEEP_SCHEMA, ...sweepSpec(o) };
   if (existsSync(file)) {
     const old = readJson<Record<string, unknown>>(file);
     const diff = firstDifference(old, spec);

@@ -7,10 +7,10 @@
  * a file the repository no longer holds.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { FINDINGS } from './findings';
 import { readStoredText } from './gz-file';
-import { planSweep, runsRoot, type RunResult, type SweepOptions } from './plan';
+import { planSweep, sweepSpec, type RunResult, type SweepOptions } from './plan';
 import { buildFindingReport, replicationMarkdown, type FindingReport } from './report';
 import { loadRun } from './runner';
 import { buildSummary, toJson, type Summary } from './summary';
@@ -18,22 +18,7 @@ import { buildSummary, toJson, type Summary } from './summary';
 /** The summary of a sweep's runs, as `magic-lab sweep` writes it to summary.json. */
 export function sweepSummary(o: SweepOptions, results: RunResult[], planned: number): Summary {
   return buildSummary({
-    spec: {
-      presets: o.presets,
-      seeds: o.seeds,
-      steps: o.steps,
-      minutes: o.minutes,
-      config: o.config,
-      backend: o.backend,
-      threads: o.threads,
-      ...(o.evalBackend ? { evalBackend: o.evalBackend } : {}),
-      evalProblems: o.evalProblems,
-      evalK: o.evalK,
-      evalTemperatures: o.evalTemperatures,
-      base: o.base,
-      runs: relative(o.out, runsRoot(o)) || '.',
-      ...(o.variants !== null ? { variants: o.variants } : {}),
-    },
+    spec: sweepSpec(o),
     command: o.command,
     presets: o.presets,
     planned,

@@ -6,6 +6,7 @@
  */
 import { ceilDiv, f32bits, type Binding, type Dispatch, type GpuRuntime } from '../runtime';
 import { grid1d } from './elementwise';
+import type { GrpoLossOptions, KlType } from '../../util/engine-options';
 
 const SHADER = 'loss.wgsl';
 /** Workgroup size of every one-invocation-per-item entry in loss.wgsl. */
@@ -154,18 +155,7 @@ export async function logSoftmaxEntropyBackward(
   return withTemperature(d, base);
 }
 
-/** KL estimators the loss kernel knows (documented with the engine's options, src/model/engine-types.ts). */
-export type KlType = 'k1' | 'k3' | 'low_var_kl';
-
-/** What grpoLoss reads: ε_low, ε_high, dual-clip c (or null), α, β and the KL estimator (the engine's GrpoLossOptions has this shape). */
-export interface GrpoLossOptions {
-  epsLow: number;
-  epsHigh: number;
-  dualClip: number | null;
-  entCoef: number;
-  klCoef: number;
-  klType: KlType;
-}
+export type { GrpoLossOptions, KlType };
 
 const KL_TYPES = { k1: 0, k3: 1, low_var_kl: 2 } as const;
 

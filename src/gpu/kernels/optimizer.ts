@@ -5,6 +5,7 @@
  * and adamwStep (with its gate) in src/model/reference/ops.ts.
  */
 import { ceilDiv, f32bits, type Binding, type Dispatch, type GpuRuntime } from '../runtime';
+import type { AdamWOptions } from '../../util/engine-options';
 
 const SHADER = 'optimizer.wgsl';
 const WG = 256;
@@ -48,15 +49,7 @@ export async function gradNorm(rt: GpuRuntime, a: { grads: Binding; n: number; s
   ];
 }
 
-/** What adamw reads (the engine's AdamWOptions, src/model/engine-types.ts, has this shape); maxGradNorm Infinity = no clipping. */
-export interface AdamWOptions {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  maxGradNorm: number;
-}
+export type { AdamWOptions };
 
 function checkAdamW(step: number, o: AdamWOptions): void {
   if (!Number.isInteger(step) || step < 1) throw new Error(`adamw: step must be an integer ≥ 1, got ${step}`);

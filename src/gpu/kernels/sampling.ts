@@ -3,17 +3,10 @@
  * the per-sequence prompt → running → ended/truncated → PAD state machine), the position
  * counter, and a PRNG test hook. Float64 twin: src/model/reference/sampling.ts.
  */
+import type { SamplerOptions } from '../../util/engine-options';
 import { ceilDiv, f32bits, type Binding, type Dispatch, type GpuRuntime } from '../runtime';
 
-/** What sampleTokens reads: τ > 0, top-p in (0, 1], a u32 seed, the length limit, EOS and PAD (the engine's SamplerOptions, src/model/engine-types.ts, has this shape). */
-export interface SamplerOptions {
-  temperature: number;
-  topP: number;
-  seed: number;
-  maxResponseLength: number;
-  eosId: number;
-  padId: number;
-}
+export type { SamplerOptions };
 
 const SHADER = 'sampling.wgsl';
 /** prng_debug's workgroup size (the shader's default WG). */

@@ -1,5 +1,7 @@
 /** Float64 twin of the gradient norm and AdamW with its finite-step gate (shaders/optimizer.wgsl, src/cpu/assembly/optimizer.ts). */
 
+import type { AdamWOptions as EngineAdamW } from '../../../util/engine-options';
+
 // ---------------------------------------------------------------------------------------------
 // Optimiser
 // ---------------------------------------------------------------------------------------------
@@ -12,12 +14,8 @@ export function clipGradNorm(grads: Float64Array, maxNorm: number): { norm: numb
   return { norm, scale: Math.min(1, maxNorm / (norm + 1e-6)) };
 }
 
-export interface AdamWOptions {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
+/** The engines' AdamW hyperparameters (the clip is applied by the caller through gradScale), plus the step's own. */
+export interface AdamWOptions extends Omit<EngineAdamW, 'maxGradNorm'> {
   /** 1-based step count, for bias correction. */
   step: number;
   /** Multiplier on the gradients (clipGradNorm's scale). */

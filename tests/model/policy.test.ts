@@ -68,7 +68,10 @@ describe.each(ENGINES)('$name policy vs float64 reference', (engine) => {
       expect(diffs[Math.floor(diffs.length * 0.99)], `seed ${seed}`).toBeLessThan(1e-3);
       expect(params.some((x, i) => Math.abs(x - s.params[i]) > ADAMW.lr * 0.5)).toBe(true);
       const adam = await pol.getAdamState();
-      expect(relErr(adam.m, m), `seed ${seed}`).toBeLessThan(1e-3);
+      // m sums gradients taken at weights that already differ by the round-off allowed above; where one weight
+      // took its 5%-of-a-step outlier the next gradient follows it. Most seeds give 1e-5–6e-5, seed 971523341
+      // gives 1.2e-3 (CPU) and 1.1e-3 (WebGPU), so 5e-3: a wrong moment is off by order 1.
+      expect(relErr(adam.m, m), `seed ${seed}`).toBeLessThan(5e-3);
       pol.destroy();
     });
 

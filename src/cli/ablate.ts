@@ -81,7 +81,7 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   const out = String(flags.out ?? join(reportsDir, finding.id));
   const o = sweepOptionsFromFlags(flags, finding.presets, out, `magic-lab ablate ${argv.join(' ')}`);
   if (flags.runs === undefined) o.runs = join(reportsDir, 'runs', poolTag(o));
-  const { summary, charts } = await asUsageErrors(() => runAndSummarize(o, deps, log, !flags['no-png']));
+  const { summary, charts } = await asUsageErrors(() => runAndSummarize(o, deps, log, Boolean(flags.png) && !flags['no-png']));
   const report = buildFindingReport(finding, summary, charts);
   writeFileSync(join(out, 'report.json'), toJson(report));
   writeFileSync(join(out, 'report.md'), findingReportMarkdown(report));

@@ -36,7 +36,9 @@ export const RUN_FLAGS: Record<string, FlagSpec> = {
   base: { type: 'string', help: 'start weights of every run (default: public/checkpoints/base.mlck when its model matches, as train)' },
   runs: { type: 'string', help: 'run pool directory (default OUT/runs)' },
   'reference-dir': { type: 'string', help: `where --reference writes (default ${DEFAULT_REFERENCE_DIR})` },
-  'no-png': { type: 'bool', help: 'charts as SVG only (no headless Chromium)' },
+  // SVG is what the reports link and git keeps (a PNG beside each doubled reports/ for no reader's gain).
+  png: { type: 'bool', help: 'also render each chart as PNG with headless Chromium (default: SVG only)' },
+  'no-png': { type: 'bool', help: 'charts as SVG only (the default; kept for older command lines)' },
 };
 
 export const HELP_FLAG: FlagSpec = { type: 'bool', help: 'show this help' };
@@ -178,7 +180,7 @@ async function sweepCommand(argv: string[], log: (s: string) => void, deps: Swee
   if (reference !== null && !checkReferenceName(reference)) throw new UsageError(`--reference: ${JSON.stringify(reference)} is not a reference name (lower-case letters, digits, . - _)`);
   const o = sweepOptionsFromFlags(flags, parsePresetList(String(flags.presets)), String(flags.out), `magic-lab sweep ${argv.join(' ')}`);
   if (flags.variants !== undefined) o.variants = readVariants(String(flags.variants));
-  const { summary } = await runAndSummarize(o, deps, log, !flags['no-png']);
+  const { summary } = await runAndSummarize(o, deps, log, Boolean(flags.png) && !flags['no-png']);
   if (reference !== null) {
     if (!summary.complete) throw new UsageError('--reference: the sweep is not complete; reference runs are written from finished sweeps only');
     const dir = String(flags['reference-dir'] ?? DEFAULT_REFERENCE_DIR);

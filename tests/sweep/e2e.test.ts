@@ -13,7 +13,7 @@ import type { Summary } from '../../src/sweep/summary';
 describe('magic-lab sweep end to end', () => {
   it('runs magic-tiny and grpo-tiny × 2 seeds, writes the summary and charts, and a re-run skips every run', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'sweep-e2e-')), 'sweep');
-    const argv = ['sweep', '--presets', 'magic-tiny,grpo-tiny', '--seeds', '2', '--steps', '2', '--eval-problems', '8', '--eval-k', '2', '--backend', 'wasm', '--base', 'public/checkpoints/base-tiny.mlck', '--out', out];
+    const argv = ['sweep', '--presets', 'magic-tiny,grpo-tiny', '--seeds', '2', '--steps', '2', '--eval-problems', '8', '--eval-k', '2', '--backend', 'wasm', '--base', 'public/checkpoints/base-tiny.mlck', '--png', '--out', out];
     const logs: string[] = [];
     const errs: string[] = [];
     const t0 = performance.now();
@@ -43,6 +43,7 @@ describe('magic-lab sweep end to end', () => {
     expect(Object.keys(s.curves)).toContain('actor/entropy');
     expect(existsSync(join(out, 'summary.md'))).toBe(true);
     expect(existsSync(join(out, 'charts', 'actor-entropy.svg'))).toBe(true);
+    // --png asked for the PNGs beside the SVGs (SVG only by default).
     if (existsSync('/usr/bin/chromium')) expect(existsSync(join(out, 'charts', 'actor-entropy.png'))).toBe(true);
     expect(logs.some((l) => /^\[sweep 4\/4\] grpo-tiny seed 102: 2 steps; avg@2 on 8 problems: τ=1\.0 [\d.]+% \(SE [\d.]+\) → /.test(l))).toBe(true);
     const first = readFileSync(join(out, 'summary.json'), 'utf8');

@@ -125,7 +125,9 @@ export const countdown: TaskFamily<CountdownData> = {
       if (opts?.truncated === true || typeof response !== 'string') return 0;
       const { answer, closed } = splitResponse(response);
       if (!closed) return 0;
-      return checkSolution(readData(problem), answer);
+      // Whitespace around the answer (R1-style models write "</think>\n\n…\n") is no part of it;
+      // inside it only spaces are allowed, so two answers on two lines still fail.
+      return checkSolution(readData(problem), answer.trim());
     } catch {
       return 0;
     }

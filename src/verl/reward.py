@@ -10,7 +10,8 @@ on every test problem and on a corpus of correct, wrong, truncated and malformed
            after the first "</think>". Anything else scores 0.
   integer  addition, arith: the answer, trimmed of whitespace (JavaScript's trim set), is an
            integer [+-]?[0-9]+ equal to the ground truth (leading zeros, "+" and "-0" normalised).
-  countdown  the answer is an expression over + - * and parentheses (spaces allowed, at most 200
+  countdown  the answer, trimmed of whitespace (JavaScript's trim set: "</think>\n\n6-5\r\n" is fine),
+           is an expression over + - * and parentheses (spaces allowed, at most 200
            characters, parentheses nested at most 16 deep, literals of at most 15 digits, written
            without leading zeros) using each given number at most once, every intermediate value a
            safe integer (|v| < 2^53), equal to the target.
@@ -194,7 +195,9 @@ def _countdown_data(ground_truth):
 
 def verify_countdown(ground_truth, answer):
     numbers, target = _countdown_data(ground_truth)
-    tree = _parse(answer)
+    # As countdown.ts: whitespace around the answer is trimmed (JavaScript's trim set); inside it
+    # only spaces are allowed, so two answers on two lines still score 0.
+    tree = _parse(answer.strip(JS_WHITESPACE))
     available = {}
     for n in numbers:
         available[n] = available.get(n, 0) + 1

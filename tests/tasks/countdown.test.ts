@@ -67,6 +67,12 @@ describe('countdown verifier', () => {
     }
   });
 
+  it('accepts whitespace and newlines around the answer (R1-style "</think>\\n\\n…"), not inside it', () => {
+    for (const a of ['\n5*3+7', '\n\n5*3+7\n', '5*3+7\r\n', '\r\n5*3+7  ', '\t 5*3+7 \u00a0']) expect(countdown.verify(p, r(a)), JSON.stringify(a)).toBe(1);
+    for (const a of ['\n', ' \r\n \t', '5*3+7\n5*3+7', '5*3\n+7', '5*3+7\n22']) expect(countdown.verify(p, r(a)), JSON.stringify(a)).toBe(0);
+    expect(countdown.verify(p, '<think>\n5*3+7\n')).toBe(0); // no </think>
+  });
+
   it('survives huge numbers and deep parentheses', () => {
     expect(countdown.verify(p, r('99999999999999999999999*0+5*3+7'))).toBe(0);
     expect(countdown.verify(p, r(`${'('.repeat(10)}5*3${')'.repeat(10)}+7`))).toBe(1);

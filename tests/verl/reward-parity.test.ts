@@ -89,9 +89,11 @@ function corpus(problems: readonly Problem[], source: 'rows' | 'generated'): Cas
     const family = getFamily(p.family);
     const data_source = `${DATA_SOURCE_PREFIX}${p.family}`;
     const ground_truth = groundTruth(p);
-    const add = (label: string, response: unknown, opts: { truncated?: boolean; prefilled?: boolean; extra?: unknown; dataSource?: unknown; groundTruth?: unknown; expected?: number } = {}) => {
+    const add = (label: string, response: unknown, opts: { truncated?: boolean; prefilled?: boolean; extra?: unknown; dataSource?: unknown; groundTruth?: unknown; expected?: number; pin?: number } = {}) => {
       const full = opts.prefilled && typeof response === 'string' && !response.startsWith('<think>') ? `<think>${response}` : response;
       const expected = opts.expected ?? family.verify(p, full as string, { truncated: opts.truncated });
+      // A pinned score is what the TypeScript verifier must give too (python must then match it).
+      if (opts.pin !== undefined && expected !== opts.pin) throw new Error(`TypeScript verifier: ${p.family} ${JSON.stringify(full)} scored ${expected}, pinned ${opts.pin}`);
       cases.push({
         data_source: opts.dataSource !== undefined ? opts.dataSource : data_source,
         solution_str: response,
@@ -123,6 +125,17 @@ function corpus(problems: readonly Problem[], source: 'rows' | 'generated'): Cas
     add('no data source', correct, { dataSource: null, expected: 0 });
     add('extra_info missing', correct, { extra: null });
     add('truncated flag not a bool', correct, { extra: { truncated: 'yes' } });
+    // R1-style layouts: whitespace around the answer is accepted (score 1 pinned), whitespace
+    // inside it, a second answer, an empty answer or a missing </think> are not (0 pinned).
+    const a = p.family === 'countdown' ? p.answer : answerOf(correct);
+    const think = thinkOf(correct);
+    for (const layout of ['\n', '\n\n', '\r\n', ' \n ', '\n\n %\n', '%\r\n', '%  ', '%\t \n\n', '\r\n\r\n%\r\n']) {
+      const ans = layout.includes('%') ? layout.replace('%', a) : `${layout}${a}`;
+      add(`layout ${JSON.stringify(ans)}`, `<think>${think}</think>${ans}`, { pin: 1 });
+      add(`layout ${JSON.stringify(ans)}, prefilled`, `${think}</think>${ans}`, { prefilled: true, pin: 1 });
+    }
+    for (const ans of [`\n${a}\n${a}`, `${a}\r\n${a}\r\n`, '\n', ' \r\n\t ', '']) add(`layout ${JSON.stringify(ans)}`, `<think>${think}</think>${ans}`, { pin: 0 });
+    add('no </think>, answer on its own line', `<think>${think}\n\n${a}\n`, { pin: 0 });
     const answers = p.family === 'countdown' ? countdownAnswerVariants(p) : integerAnswerVariants(answerOf(correct));
     for (const a of answers) add(`answer ${JSON.stringify(a)}`, `<think>${thinkOf(correct)}</think>${a}`);
     if (p.family === 'countdown') {
@@ -194,5 +207,16 @@ describe('reward.py scores exactly as the TypeScript verifiers', () => {
     const cases = corpus([p], 'generated');
     const scores = pythonScores(broken, cases);
     expect(cases.some((c, i) => scores[i] !== c.expected)).toBe(true);
+  });
+
+  it('a reward.py that no longer trims around a countdown answer is caught', () => {
+    const broken = join(dir, 'reward_no_trim.py');
+    const text = readFileSync(rewardPy, 'utf8');
+    expect(text).toContain('_parse(answer.strip(JS_WHITESPACE))');
+    writeFileSync(broken, text.replace('_parse(answer.strip(JS_WHITESPACE))', '_parse(answer)'));
+    const p = buildDataset({ seed: 1, families: ['countdown'], difficulty: 2, trainSize: 0, testSize: 1 }).test[0];
+    const cases = corpus([p], 'generated');
+    const scores = pythonScores(broken, cases);
+    expect(cases.filter((c, i) => scores[i] !== c.expected && c.label.includes('layout')).length).toBeGreaterThan(5);
   });
 });

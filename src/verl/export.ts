@@ -38,6 +38,7 @@ export interface ProblemSelection {
 }
 
 const REWARD_PY = new URL('./reward.py', import.meta.url);
+const FORK_REWARD_PY = new URL('./fork_reward.py', import.meta.url);
 
 /** The config and problem selection stored in a run checkpoint (meta.kind "magic-lab-run"). */
 export function runCheckpointSelection(ck: CheckpointContents, file: string): { config: RunConfig; selection: ProblemSelection; step: number } {
@@ -102,6 +103,7 @@ export function buildExport(cfg: RunConfig, selection: ProblemSelection, origin:
     { name: 'val.parquet', contents: verlParquet(toVerlRows(val, 'val')) },
     { name: 'test.parquet', contents: verlParquet(toVerlRows(ds.test, 'test')) },
     { name: 'reward.py', contents: readFileSync(REWARD_PY, 'utf8') },
+    { name: 'fork_reward.py', contents: readFileSync(FORK_REWARD_PY, 'utf8') },
     ...plans.map((p) => ({ name: `run_stage${p.number}.sh`, contents: stageScript(cfg, p, info), executable: true })),
     { name: 'NOTES.md', contents: notesMarkdown(cfg, info) + (warnings.length ? `\n## Warnings\n\n${warnings.map((w) => `- ${w}`).join('\n')}\n` : '') },
     { name: 'lab-config.json', contents: JSON.stringify(cfg, null, 2) + '\n' },

@@ -271,8 +271,9 @@ export function stageOverrides(cfg: RunConfig, plan: StagePlan, flavor: VerlFlav
     add('custom_reward_function.name', 'compute_score');
     add('+custom_reward_function.reward_kwargs.think_prefilled', '${THINK_PREFILLED}');
   } else {
-    // The fork wires its reward function in main_ppo.py: NOTES.md says how to plug reward.py in.
-    add('reward_model.reward_manager', 'naive');
+    // The fork wires its compute_score in main_ppo.py: fork_reward.py swaps reward.py in, and only
+    // the `yr` manager takes the flags main_ppo passes and calls compute_score on the response alone.
+    add('reward_model.reward_manager', 'yr');
     add('trainer.rejection_sample', cfg.rejection.mode !== 'off', ['rejection.mode']);
     add('trainer.rejection_sample_multiplier', 1, ['rejection.mode']);
     if (cfg.data.onlineFilter) {

@@ -54,7 +54,7 @@ export function stageScript(cfg: RunConfig, plan: StagePlan, info: ExportInfo): 
     const def = p.name === 'EXPERIMENT_NAME' ? experimentName(info.name) : (PARAMETER_DEFAULTS[p.name] ?? p.default);
     lines.push(`: "\${${p.name}:=${def}}"`);
   }
-  lines.push('export DATA_DIR THINK_PREFILLED # read by reward.py\'s wiring in the fork (NOTES.md)');
+  lines.push('export DATA_DIR THINK_PREFILLED # read by fork_reward.py, the fork\'s wiring of reward.py (NOTES.md)');
   const stageDir = `$CKPT_DIR/stage${plan.number}`;
   if (plan.number === 1) {
     lines.push('# An interrupted stage continues from its own latest checkpoint.', 'RESUME=("trainer.resume_mode=auto")');
@@ -76,7 +76,7 @@ export function stageScript(cfg: RunConfig, plan: StagePlan, info: ExportInfo): 
   }
   lines.push('case "$VERL_FLAVOR" in');
   for (const flavor of VERL_FLAVORS) {
-    lines.push(`  ${flavor})`, '    OVERRIDES=(');
+    lines.push(`  ${flavor})`, `    MAIN=(${flavor === 'upstream' ? '-m verl.trainer.main_ppo' : '"$DATA_DIR/fork_reward.py"'})`, '    OVERRIDES=(');
     for (const o of stageOverrides(cfg, plan, flavor, info.rows.train)) lines.push(`      ${quoted(o)}`);
     lines.push('    )', '    ;;');
   }
@@ -86,7 +86,7 @@ export function stageScript(cfg: RunConfig, plan: StagePlan, info: ExportInfo): 
     '    exit 2',
     '    ;;',
     'esac',
-    'exec python3 -m verl.trainer.main_ppo "${OVERRIDES[@]}" "${RESUME[@]}" "$@"',
+    'exec python3 "${MAIN[@]}" "${OVERRIDES[@]}" "${RESUME[@]}" "$@"',
     '',
   );
   return lines.join('\n');
@@ -165,15 +165,7 @@ export function notesMarkdown(cfg: RunConfig, info: ExportInfo): string {
     '',
     "## Skywork-OR1's fork: the reward function",
     '',
-    'The fork has no custom_reward_function keys: its `verl/trainer/main_ppo.py` passes a compute_score to `run_ppo`. Make it the lab\'s:',
-    '',
-    '```python',
-    '# verl/trainer/main_ppo.py, main(): instead of run_ppo(config, code_compute_score)',
-    'import functools, importlib.util, os',
-    'spec = importlib.util.spec_from_file_location("magic_lab_reward", os.path.join(os.environ["DATA_DIR"], "reward.py"))',
-    'reward = importlib.util.module_from_spec(spec); spec.loader.exec_module(reward)',
-    'run_ppo(config, functools.partial(reward.compute_score, think_prefilled=os.environ.get("THINK_PREFILLED", "True") == "True"))',
-    '```',
+    'The fork has no custom_reward_function keys: its `verl/trainer/main_ppo.py` passes its own compute_score to `run_ppo` and builds the reward manager with `is_long_penalty`, `is_binary_reward` and `is_power4_reward`, which only its `yr` manager accepts. With VERL_FLAVOR=skywork-or1 the scripts run `python3 $DATA_DIR/fork_reward.py` instead of `-m verl.trainer.main_ppo` (same overrides, no patch of the fork): it swaps in reward.py as `compute_score(response, ground_truth, data_source) -> (score, metadata)`, the `yr` manager\'s call, adds $DATA_DIR to the Ray workers\' PYTHONPATH and starts the fork\'s main. On a cluster, $DATA_DIR must be the same path on every node (a shared filesystem).',
     '',
     '## What verl does differently',
     '',

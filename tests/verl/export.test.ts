@@ -60,7 +60,7 @@ describe('export-verl --preset magic', () => {
   });
 
   it('writes the data, reward.py, one script per stage and the notes', () => {
-    for (const f of ['train.parquet', 'val.parquet', 'test.parquet', 'reward.py', 'run_stage1.sh', 'run_stage2.sh', 'NOTES.md', 'lab-config.json']) expect(existsSync(join(out, f)), f).toBe(true);
+    for (const f of ['train.parquet', 'val.parquet', 'test.parquet', 'reward.py', 'fork_reward.py', 'run_stage1.sh', 'run_stage2.sh', 'NOTES.md', 'lab-config.json']) expect(existsSync(join(out, f)), f).toBe(true);
     expect(existsSync(join(out, 'run_stage3.sh'))).toBe(false);
     expect(JSON.parse(readFileSync(join(out, 'lab-config.json'), 'utf8'))).toEqual(getPreset('magic'));
   });

@@ -286,7 +286,9 @@ describe('launch scripts, as bash runs them', () => {
           const r = run();
           expect(r.status, r.stderr).toBe(0);
           const argv = readFileSync(argvFile, 'utf8').trimEnd().split('\n');
-          const expected = ['-m', 'verl.trainer.main_ppo', ...stageOverrides(cfg, plan, flavor, INFO.rows.train).map((o) => `${o.key}=${expand(o.value, env)}`), ...resume, 'trainer.val_only=False'];
+          // The fork starts through fork_reward.py, which wires reward.py in (its main_ppo has no reward keys).
+          const main = flavor === 'upstream' ? ['-m', 'verl.trainer.main_ppo'] : [join(dir, 'fork_reward.py')];
+          const expected = [...main, ...stageOverrides(cfg, plan, flavor, INFO.rows.train).map((o) => `${o.key}=${expand(o.value, env)}`), ...resume, 'trainer.val_only=False'];
           expect(argv).toEqual(expected);
           expect(argv).toContain(`actor_rollout_ref.model.path='/models/r1'`);
           expect(argv).toContain('trainer.nnodes=2');

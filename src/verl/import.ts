@@ -43,6 +43,7 @@ import { STEP_METRIC_KEY_LIST, STEP_METRIC_KEYS, formatTemperature } from '../rl
 import type { EvalRecord, StepRecord } from '../rl/trainer-types';
 import { looksLikeConsoleLog, parseConsole } from './console-log';
 import { csvFormatOf, parseCsvFile } from './csv-log';
+import { forkRenames } from './fork-names';
 import { parseJsonlFile } from './jsonl-log';
 import { FORMAT_LABELS, isFractionKey, isValKey, MAX_KEYS, VerlImportError, warningText, type Sink, type VerlFormat, type VerlImport, type VerlImportOptions, type VerlInputFile } from './log-records';
 
@@ -214,6 +215,8 @@ export function importVerlRun(files: readonly VerlInputFile[], opts: VerlImportO
     renames.set('timing_s/step', STEP_METRIC_KEYS.stepS);
     sink.notes.push(`timing_s/step → ${STEP_METRIC_KEYS.stepS}`);
   }
+
+  for (const [k, v] of forkRenames(allKeys, val.n, sink.notes)) if (!renames.has(k)) renames.set(k, v); // fork-names.ts
 
   // Records.
   const steps: StepRecord[] = [];

@@ -6,6 +6,10 @@ import {
   CONST_ENTROPY_LARGE,
   CONST_ENTROPY_SMALL,
   DEFAULT_RUN_CONFIG,
+  configDiffPaths,
+  diffOutside,
+  fieldCovers,
+  hasConfigPath,
   PRESETS,
   decodeConfigFromUrlParams,
   encodeConfigToUrlParams,
@@ -159,23 +163,10 @@ describe('validateRunConfig', () => {
 
 const ABLATIONS = [
   'magic', 'grpo', 'temp-0.6', 'off-policy-nsgd4', 'kl-on', 'adv-mask-before', 'adv-mask-after', 'no-rejection', 'single-stage',
-  'const-entropy-small', 'const-entropy-large', 'clip-high-0.25', 'clip-high-0.28',
+  'entropy-off', 'const-entropy-small', 'const-entropy-large', 'clip-high-0.25', 'clip-high-0.28',
 ];
 
-/**
- * Every field path where two configs differ: objects key by key, arrays of equal length element
- * by element (`stages[1].klBeta`), an array whose length changed as a whole (`stages`); a key on
- * one side only counts as changed.
- */
-function diffPaths(a: unknown, b: unknown, path = ''): string[] {
-  const obj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((x, i) => diffPaths(x, b[i], `${path}[${i}]`));
-  if (obj(a) && obj(b)) {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-    return keys.flatMap((k) => diffPaths(a[k], b[k], path ? `${path}.${k}` : k));
-  }
-  return JSON.stringify(a) === JSON.stringify(b) ? [] : [path];
-}
+const diffPaths = configDiffPaths;
 
 describe('presets', () => {
   it('has every recipe and ablation with a -tiny twin', () => {
@@ -201,6 +192,20 @@ describe('presets', () => {
     expect(diffPaths(PRESETS.magic, getPreset('magic'))).toEqual([]);
   });
 
+  it('a declared field covers its sub-paths (diffOutside), and hasConfigPath knows the config\'s fields', () => {
+    expect(fieldCovers('loss.entropy', 'loss.entropy.mode')).toBe(true);
+    expect(fieldCovers('stages', 'stages[1].klBeta')).toBe(true);
+    expect(fieldCovers('loss.entropy', 'loss.entropyX')).toBe(false);
+    expect(fieldCovers('loss.entropy.mode', 'loss.entropy')).toBe(false);
+    expect(diffOutside(PRESETS.magic, PRESETS['entropy-off'], ['loss.entropy'])).toEqual([]);
+    expect(diffOutside(PRESETS.magic, PRESETS.grpo, ['loss.entropy'])).toEqual(['data.offlineFilter.enabled', 'data.onlineFilter', 'loss.aggregation', 'loss.kl.beta', 'rejection.mode']);
+    expect(hasConfigPath(PRESETS.magic, 'loss.entropy')).toBe(true);
+    expect(hasConfigPath(PRESETS.magic, 'stages[1].maxResponseLength')).toBe(true);
+    expect(hasConfigPath(PRESETS.magic, 'loss.entropi')).toBe(false);
+    expect(hasConfigPath(PRESETS.magic, 'stages[9]')).toBe(false);
+    expect(hasConfigPath(PRESETS.magic, '')).toBe(false);
+  });
+
   // Each ablation differs from its base preset in exactly the fields its finding is about
   // (the -tiny twin in the same fields, unless a fourth entry lists the tiny's own).
   const BASE_AND_FIELDS: [string, string, string[], string[]?][] = [
@@ -217,6 +222,8 @@ describe('presets', () => {
     ['adv-mask-after', 'magic', ['truncation.mode']],
     ['no-rejection', 'magic', ['rejection.mode']],
     ['single-stage', 'magic', ['stages']],
+    // The no-control twin: the entropy term off, nothing else.
+    ['entropy-off', 'magic', ['loss.entropy.mode']],
     ['const-entropy-small', 'magic', ['loss.entropy.constantCoef', 'loss.entropy.mode']],
     ['const-entropy-large', 'magic', ['loss.entropy.constantCoef', 'loss.entropy.mode']],
     ['clip-high-0.25', 'off-policy-nsgd4', ['loss.epsHigh']],

@@ -58,6 +58,9 @@ const PRESET_DEFS: Record<string, PresetDef> = {
   // levels off near the target; 0.5 (the lowest c used while holding, on every step) explodes
   // (0.26 → 0.85 nats in 50 steps) and 2 faster; 0.02 falls below the target in stage 1 (0.143 over
   // steps 76–100) but the longer stage 2 raised it again (mean 0.175) in that one 200-step run.
+  // The no-control twin: magic with the entropy term off and nothing else (same data, filter,
+  // rejection, τ, stages, lr), so magic − entropy-off measures the controller alone (unlike grpo).
+  'entropy-off': { base: 'magic', diff: () => ({ loss: { entropy: { mode: 'off' } } }) },
   'const-entropy-small': { base: 'magic', diff: () => ({ loss: { entropy: { mode: 'constant', constantCoef: CONST_ENTROPY_SMALL } } }) },
   'const-entropy-large': { base: 'magic', diff: () => ({ loss: { entropy: { mode: 'constant', constantCoef: CONST_ENTROPY_LARGE } } }) },
   // Finding 7: clip-higher matters off-policy (on-policy ρ ≡ 1 and the clip never acts), so both

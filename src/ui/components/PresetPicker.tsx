@@ -11,6 +11,7 @@ export const PRESET_HELP: Record<string, string> = {
   'adv-mask-after': 'Ablation: truncated responses in the statistics, then advantage 0.',
   'no-rejection': 'Ablation: keep zero-advantage groups.',
   'single-stage': 'Ablation: one stage at the final length for the same total steps.',
+  'entropy-off': 'Ablation: magic with the entropy term off and nothing else — the no-control twin that shows what adaptive entropy control prevents.',
   'const-entropy-small': 'Ablation: a small constant entropy coefficient α = 0.02 instead of adaptive control (in the paper a small constant still let entropy collapse).',
   'const-entropy-large': 'Ablation: a large constant entropy coefficient α = 0.5 instead of adaptive control (entropy explodes).',
   'clip-high-0.25': 'Ablation: off-policy-nsgd4 with ε_high = 0.25 (moderate clip-higher slowed entropy collapse in the paper).',

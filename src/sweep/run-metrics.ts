@@ -55,6 +55,16 @@ export interface MetricDef {
 
 const T = (t: TemperatureLabel) => `τ = ${t}`;
 
+/** Steps in the moving mean of actor/entropy the collapse criterion reads (single steps dip when few groups survive rejection). */
+export const ENTROPY_MEAN_STEPS = 10;
+
+/**
+ * The collapse criterion (docs/sweeps.md): a run collapses when its ENTROPY_MEAN_STEPS-step mean
+ * entropy falls below the config's target and stays below for at least COLLAPSE_STEPS
+ * consecutive steps. The one place this number lives.
+ */
+export const COLLAPSE_STEPS = 50;
+
 /** The scalar metrics of one run (ids are stable: findings and reports refer to them). */
 export const RUN_METRICS: readonly MetricDef[] = [
   ...TEMPERATURES.flatMap((t): MetricDef[] => [
@@ -75,6 +85,20 @@ export const RUN_METRICS: readonly MetricDef[] = [
     how: "root mean square of (actor/entropy − the config's loss.entropy.target) over steps > S/2: how closely the run holds its target (exact entropy, whatever e_k the controller used)",
   },
   { id: 'entropy/below_target', label: 'steps below target (second half)', unit: 'fraction', how: 'share of steps > S/2 whose actor/entropy is below the config\'s target' },
+  { id: 'entropy/min10', label: 'entropy, lowest 10-step mean', unit: 'nats', how: `lowest trailing ${ENTROPY_MEAN_STEPS}-step mean of actor/entropy (defined from the ${ENTROPY_MEAN_STEPS}th step on; NaN steps skipped)` },
+  {
+    id: 'entropy/below_target_longest',
+    label: 'longest stretch below target',
+    unit: 'steps',
+    how: `longest run of consecutive steps whose ${ENTROPY_MEAN_STEPS}-step mean actor/entropy is below the config's target`,
+  },
+  {
+    id: 'entropy/collapsed',
+    label: 'entropy collapsed',
+    unit: 'fraction',
+    how: `1 when the ${ENTROPY_MEAN_STEPS}-step mean actor/entropy falls below the target and stays below for at least ${COLLAPSE_STEPS} consecutive steps (COLLAPSE_STEPS), else 0; over seeds: the share that collapsed`,
+  },
+  { id: 'entropy/collapse_step', label: 'collapse step', unit: 'steps', how: `first step of the first below-target stretch of at least ${COLLAPSE_STEPS} steps (the moment of collapse); NaN when the run did not collapse` },
   { id: 'truncation/mean', label: 'truncated (train)', unit: 'fraction', how: 'mean of response_length/clip_ratio over steps' },
   { id: 'response_length/mean', label: 'response length (train)', unit: 'length', how: 'mean of response_length/mean over steps' },
   { id: 'tokens', label: 'tokens', unit: 'tokens', how: 'Σ over steps of perf/tokens_per_s × perf/step_s: prompt + response tokens generated plus tokens trained' },
@@ -148,6 +172,45 @@ export function entropyWindows(steps: Row[], windows = ENTROPY_WINDOWS): Entropy
   return out;
 }
 
+/**
+ * Trailing w-step means of `values`: entry i is the mean of the finite values among i−w+1..i, NaN
+ * before the w-th value or where the whole window is NaN (a NaN step neither counts nor breaks it).
+ */
+export function movingMeans(values: readonly number[], w = ENTROPY_MEAN_STEPS): number[] {
+  return values.map((_, i) => (i < w - 1 ? NaN : finiteMean(values.slice(i - w + 1, i + 1) as number[])));
+}
+
+export interface CollapseStats {
+  /** Lowest 10-step mean (NaN: fewer than 10 steps). */
+  min10: number;
+  /** Longest run of consecutive steps whose 10-step mean is below the target. */
+  longestBelow: number;
+  /** 1 collapsed, 0 not; NaN when undefined (no target, or fewer than 10 steps). */
+  collapsed: number;
+  /** First step of the first below-target stretch of ≥ COLLAPSE_STEPS steps; NaN when none. */
+  collapseStep: number;
+}
+
+/**
+ * The collapse criterion on one run's step records (ascending, one per step) and its entropy
+ * target. A step whose 10-step mean is undefined (10 NaN steps in a row) breaks a stretch.
+ */
+export function collapseStats(steps: readonly Row[], target: number): CollapseStats {
+  const means = movingMeans(steps.map((r) => r['actor/entropy']));
+  const defined = means.filter((m) => Number.isFinite(m));
+  const min10 = defined.length ? Math.min(...defined) : NaN;
+  if (!Number.isFinite(target) || !defined.length) return { min10, longestBelow: NaN, collapsed: NaN, collapseStep: NaN };
+  let longestBelow = 0;
+  let run = 0;
+  let collapseStep = NaN;
+  means.forEach((m, i) => {
+    run = Number.isFinite(m) && m < target ? run + 1 : 0;
+    longestBelow = Math.max(longestBelow, run);
+    if (run === COLLAPSE_STEPS && Number.isNaN(collapseStep)) collapseStep = steps[i - COLLAPSE_STEPS + 1].step;
+  });
+  return { min10, longestBelow, collapsed: longestBelow >= COLLAPSE_STEPS ? 1 : 0, collapseStep };
+}
+
 export function computeRunMetrics(run: RunInput): RunMetrics {
   const { steps, evals } = run.metrics;
   const v: Record<string, number> = {};
@@ -180,6 +243,11 @@ export function computeRunMetrics(run: RunInput): RunMetrics {
   const late = steps.filter((r) => r.step > last / 2 && Number.isFinite(r['actor/entropy'])).map((r) => r['actor/entropy']);
   v['entropy/target_rmsd'] = Number.isFinite(target) && late.length ? Math.sqrt(late.reduce((a, e) => a + (e - target) ** 2, 0) / late.length) : NaN;
   v['entropy/below_target'] = Number.isFinite(target) && late.length ? late.filter((e) => e < target).length / late.length : NaN;
+  const cs = collapseStats(steps, target);
+  v['entropy/min10'] = cs.min10;
+  v['entropy/below_target_longest'] = cs.longestBelow;
+  v['entropy/collapsed'] = cs.collapsed;
+  v['entropy/collapse_step'] = cs.collapseStep;
   v['truncation/mean'] = finiteMean(steps.map((r) => r['response_length/clip_ratio']));
   v['response_length/mean'] = finiteMean(steps.map((r) => r['response_length/mean']));
   v.tokens = steps.reduce((a, r) => a + (Number.isFinite(r['perf/tokens_per_s'] * r['perf/step_s']) ? r['perf/tokens_per_s'] * r['perf/step_s'] : 0), 0);

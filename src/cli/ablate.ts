@@ -18,6 +18,7 @@ import type { SweepDeps, SweepOptions } from '../sweep/runner';
 import { toJson } from '../sweep/summary';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { checkReplication } from '../sweep/replication-check';
+import { checkFindingDiffers } from '../sweep/differ';
 import { asUsageErrors, DEFAULT_DEPS, HELP_FLAG, RUN_FLAGS, runAndSummarize, sweepOptionsFromFlags } from './sweep';
 
 export const ABLATE_FLAGS: Record<string, FlagSpec> = {
@@ -80,12 +81,15 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   if (missing.length) throw new UsageError(`ablate ${finding.id}: this build has no preset ${missing.join(', ')} (src/rl/config/presets.ts)`);
   const out = String(flags.out ?? join(reportsDir, finding.id));
   const o = sweepOptionsFromFlags(flags, finding.presets, out, `magic-lab ablate ${argv.join(' ')}`);
+  // What the finding says its presets differ in holds for these configs (--config included), before anything runs.
+  await asUsageErrors(async () => checkFindingDiffers(finding, o));
   if (flags.runs === undefined) o.runs = join(reportsDir, 'runs', poolTag(o));
   const { summary, charts } = await asUsageErrors(() => runAndSummarize(o, deps, log, Boolean(flags.png) && !flags['no-png']));
   const report = buildFindingReport(finding, summary, charts);
   writeFileSync(join(out, 'report.json'), toJson(report));
   writeFileSync(join(out, 'report.md'), findingReportMarkdown(report));
   log(`${finding.id}: ${report.result.verdict}`);
+  for (const p of report.result.premises ?? []) log(`  premise ${p.holds ? 'shown' : 'NOT shown'}: ${p.evidence}`);
   for (const c of report.result.checks) log(`  ${c.describe}: ${c.estimate.toFixed(4)} [${c.lower.toFixed(4)}, ${c.upper.toFixed(4)}] → ${c.verdict}`);
   log(`report: ${join(out, 'report.md')}`);
   if (flags.reference) {

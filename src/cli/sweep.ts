@@ -16,6 +16,7 @@ import { evalCommand, EVAL_FLAGS } from './eval';
 import { readJsonFile } from './sft';
 import { runTraining, TRAIN_FLAGS } from './train';
 import { SweepError } from '../sweep/errors';
+import { checkDifferOnly, parseDifferOnly } from '../sweep/differ';
 import { checkSweepFits } from './resources';
 
 export const BACKENDS = ['auto', 'webgpu', 'wasm'];
@@ -46,6 +47,7 @@ export const HELP_FLAG: FlagSpec = { type: 'bool', help: 'show this help' };
 export const SWEEP_FLAGS: Record<string, FlagSpec> = {
   presets: { type: 'string', help: 'comma-separated presets or --variants labels, e.g. magic,grpo (required)' },
   variants: { type: 'string', help: 'JSON file {"LABEL": {"preset": P, "config": {partial RunConfig}}, …}: named configs --presets can list (tuning)' },
+  'differ-only': { type: 'string', help: 'FIELD[,FIELD…]: refuse (exit 2) unless every preset/variant\'s resolved config differs from the first listed only in these fields, e.g. loss.entropy' },
   out: { type: 'string', help: 'sweep directory (required): runs/, summary.json, summary.md, charts/' },
   ...RUN_FLAGS,
   reference: { type: 'string', help: 'also write public/reference/NAME.json (and its index entry) from the summary' },
@@ -180,6 +182,7 @@ async function sweepCommand(argv: string[], log: (s: string) => void, deps: Swee
   if (reference !== null && !checkReferenceName(reference)) throw new UsageError(`--reference: ${JSON.stringify(reference)} is not a reference name (lower-case letters, digits, . - _)`);
   const o = sweepOptionsFromFlags(flags, parsePresetList(String(flags.presets)), String(flags.out), `magic-lab sweep ${argv.join(' ')}`);
   if (flags.variants !== undefined) o.variants = readVariants(String(flags.variants));
+  if (flags['differ-only'] !== undefined) checkDifferOnly(o, o.presets, parseDifferOnly(String(flags['differ-only']), o, o.presets[0]));
   const { summary } = await runAndSummarize(o, deps, log, Boolean(flags.png) && !flags['no-png']);
   if (reference !== null) {
     if (!summary.complete) throw new UsageError('--reference: the sweep is not complete; reference runs are written from finished sweeps only');

@@ -1,52 +1,24 @@
 /**
  * The findings the lab tries to reproduce: the seven of shared/MAGIC-RECIPE.md ("Findings worth
- * reproducing at small scale"), MAGIC vs vanilla GRPO, and rejection sampling vs none. Each
+ * reproducing at small scale"), adaptive entropy control vs its no-control twin, MAGIC vs vanilla
+ * GRPO (recipes), and rejection sampling vs none. Each
  * names the presets it runs, the paper's claim (quoted), the checks that decide it (metric,
  * arms, direction) and the rule in words, so a report prints exactly what was computed.
  *
  * Verdict of one check (stats.ts): reproduced when the paper's direction holds and the 95%
  * interval excludes 0; contradicted when the opposite holds likewise; inconclusive otherwise.
  * Equivalence checks use a margin instead of 0. A finding with several checks is reproduced when
- * all are, contradicted when any is, inconclusive otherwise.
+ * all are, contradicted when any is, inconclusive otherwise. A finding with premises (what its
+ * runs must show first, e.g. that the no-control twin's entropy collapses) reads 'not-testable'
+ * when one fails, whatever its checks say. Evaluation: finding-eval.ts.
  */
-import {
-  combineVerdicts,
-  correlationInterval,
-  directionalVerdict,
-  equivalenceVerdict,
-  pairedDifference,
-  tInterval,
-  type Verdict,
-} from './stats';
-import { metricDef } from './run-metrics';
+import type { Check, Finding } from './finding-types';
 
-export type Check =
-  /** a − b over the same seeds; the paper says its sign is `direction`. */
-  | { kind: 'paired'; a: string; b: string; metric: string; direction: 1 | -1; says: string }
-  /** a − b over the same seeds lies within ±margin (metric units, e.g. 0.03 = 3 accuracy points). */
-  | { kind: 'equivalence'; a: string; b: string; metric: string; margin: number; says: string }
-  /**
-   * metric − the preset's entropy target, over its seeds (one-sample t interval): sign
-   * `direction`, or for direction 0 within ±marginFraction × target.
-   */
-  | { kind: 'target'; preset: string; metric: string; direction: 1 | -1 | 0; marginFraction?: number; says: string }
-  /** Pearson r between two run metrics over every run of `presets` (Fisher-z interval); the paper says sign `direction`. */
-  | { kind: 'correlation'; presets: string[]; x: string; y: string; direction: 1 | -1; says: string };
+export type { Check, Finding, Premise } from './finding-types';
+export { evaluateCheck, evaluateFinding, evaluatePremise, premiseNeed, type CheckResult, type FindingData, type FindingResult, type PremiseResult } from './finding-eval';
 
-export interface Finding {
-  id: string;
-  title: string;
-  /** The paper's claim, quoted from shared/MAGIC-RECIPE.md. */
-  claim: string;
-  /** Where the quote is from. */
-  source: string;
-  /** A second quote from another section of the same file that says more. */
-  detail?: { section: string; quote: string };
-  presets: string[];
-  checks: Check[];
-  /** The decision rule in words (printed by reports). */
-  rule: string;
-}
+/** The fields vanilla GRPO changes from magic (presets.ts; the -tiny base has the offline filter off already). */
+const GRPO_FIELDS = ['data.offlineFilter.enabled', 'data.onlineFilter', 'loss.aggregation', 'loss.entropy.mode', 'loss.kl.beta', 'rejection.mode'];
 
 const SOURCE_FINDINGS = 'shared/MAGIC-RECIPE.md, "Findings worth reproducing at small scale"';
 
@@ -81,11 +53,11 @@ export const FINDINGS: readonly Finding[] = [
     source: SOURCE_FINDINGS,
     presets: ['magic', 'temp-0.6'],
     checks: [
-      { kind: 'paired', a: 'magic', b: 'temp-0.6', metric: 'entropy/second_half', direction: 1, says: 'entropy (at the rollout temperature) ends higher at τ = 1.0' },
-      { kind: 'paired', a: 'magic', b: 'temp-0.6', metric: 'final/avg/t1.0', direction: 1, says: 'τ = 1.0 rollouts end more accurate' },
+      { kind: 'paired', a: 'magic', b: 'temp-0.6', metric: 'entropy/second_half', direction: 1, says: 'entropy (at the rollout temperature) ends higher at τ = 1.0', differIn: ['rollout.temperature'] },
+      { kind: 'paired', a: 'magic', b: 'temp-0.6', metric: 'final/avg/t1.0', direction: 1, says: 'τ = 1.0 rollouts end more accurate', differIn: ['rollout.temperature'] },
     ],
     rule:
-      'Paired over seeds, magic (τ = 1.0) − temp-0.6: (a) mean actor/entropy over the second half of the run > 0, ' +
+      'magic and temp-0.6 differ only in rollout.temperature (checked before running). Paired over seeds, magic (τ = 1.0) − temp-0.6: (a) mean actor/entropy over the second half of the run > 0, ' +
       '(b) final precise avg@k at τ = 1.0 > 0. Each check: reproduced when its paired 95% t interval lies above 0, ' +
       'contradicted when below 0. Reproduced when both are; contradicted when either is; inconclusive otherwise.',
   },
@@ -96,9 +68,9 @@ export const FINDINGS: readonly Finding[] = [
     detail: { section: 'Training strategy', quote: 'Off-policy updates (N_SGD = 2–4 via more mini-batches or data reuse) collapse entropy within a few steps and test worse.' },
     source: SOURCE_FINDINGS,
     presets: ['magic', 'off-policy-nsgd4'],
-    checks: [{ kind: 'paired', a: 'magic', b: 'off-policy-nsgd4', metric: 'entropy/mean', direction: 1, says: 'on-policy keeps a higher mean entropy over the run' }],
+    checks: [{ kind: 'paired', a: 'magic', b: 'off-policy-nsgd4', metric: 'entropy/mean', direction: 1, says: 'on-policy keeps a higher mean entropy over the run', differIn: ['update.miniBatches'] }],
     rule:
-      'Paired over seeds, magic (N_SGD = 1) − off-policy-nsgd4 (N_SGD = 4): the whole-run mean of actor/entropy (a faster ' +
+      'magic and off-policy-nsgd4 differ only in update.miniBatches (checked before running). Paired over seeds, magic (N_SGD = 1) − off-policy-nsgd4 (N_SGD = 4): the whole-run mean of actor/entropy (a faster ' +
       'collapse lowers it) > 0. Reproduced when the paired 95% t interval lies above 0; contradicted when below 0; inconclusive otherwise.',
   },
   {
@@ -107,16 +79,20 @@ export const FINDINGS: readonly Finding[] = [
     claim: '4. Entropy loss is very sensitive to its coefficient and to the data: small constant → still collapses; large constant → entropy explodes; adaptive control holds it near the target.',
     source: SOURCE_FINDINGS,
     presets: ['const-entropy-small', 'const-entropy-large', 'magic'],
+    premises: [{ kind: 'collapse', preset: 'const-entropy-small', atLeast: 0.6, says: 'a small constant coefficient still lets entropy collapse, in most seeds' }],
     checks: [
-      { kind: 'target', preset: 'const-entropy-small', metric: 'entropy/second_half', direction: -1, says: 'a small constant coefficient ends below the target' },
       { kind: 'target', preset: 'const-entropy-large', metric: 'entropy/second_half', direction: 1, says: 'a large constant coefficient ends above the target' },
-      { kind: 'target', preset: 'magic', metric: 'entropy/second_half', direction: 0, marginFraction: 0.2, says: 'adaptive control ends within ±20% of the target' },
+      { kind: 'target', preset: 'magic', metric: 'entropy/min10', direction: 1, targetFraction: 0.9, says: 'adaptive control holds the 10-step mean at or above 0.9 × the target over the whole run' },
     ],
     rule:
-      'Per preset, over its seeds, the one-sample 95% t interval of (second-half mean actor/entropy − the entropy target of the ' +
-      'preset\'s config): const-entropy-small below 0, const-entropy-large above 0, and for magic inside ±20% of the target ' +
-      '(equivalence: contradicted when the interval lies entirely outside that band). Reproduced when all three hold; ' +
-      'contradicted when any is contradicted; inconclusive otherwise.',
+      'Premise: const-entropy-small collapses — its 10-step mean actor/entropy falls below the entropy target of the preset\'s config and stays ' +
+      'below for at least 50 consecutive steps (docs/sweeps.md) — in at least 60% of its seeds (3 of 5); otherwise the finding is not testable ' +
+      'here and the report gives the evidence. Checks, per preset over its seeds, by the one-sample 95% Student-t interval: (a) ' +
+      'const-entropy-large: mean actor/entropy over the second half of the run (steps > S/2) − the target, above 0; (b) magic: the lowest ' +
+      '10-step mean over the whole run − 0.9 × the target, above 0. (b) is one-sided: the controller only stops entropy from falling below the ' +
+      'target, so sitting above it is by design and no upper band applies; only the lower bound decides (a one-sided test at 2.5%), and it is ' +
+      'contradicted when the whole interval lies below 0. With the premise shown: reproduced when both checks are; contradicted when either ' +
+      'is; inconclusive otherwise.',
   },
   {
     id: 'kl',
@@ -125,9 +101,9 @@ export const FINDINGS: readonly Finding[] = [
     detail: { section: 'Loss', quote: 'KL (token-level k3, β = 1e-3) stalled stage-2 gains.' },
     source: SOURCE_FINDINGS,
     presets: ['magic', 'kl-on'],
-    checks: [{ kind: 'paired', a: 'magic', b: 'kl-on', metric: 'final/avg/t1.0', direction: 1, says: 'without the KL term the run ends more accurate' }],
+    checks: [{ kind: 'paired', a: 'magic', b: 'kl-on', metric: 'final/avg/t1.0', direction: 1, says: 'without the KL term the run ends more accurate', differIn: ['stages[1].klBeta'] }],
     rule:
-      'kl-on differs from magic only by β = 1e-3 in the later stage, so with the same seed the first stage is the same run and ' +
+      'kl-on differs from magic only by β = 1e-3 in the later stage (stages[1].klBeta, checked before running), so with the same seed the first stage is the same run and ' +
       'the final difference is the difference of later-stage gains. Paired over seeds, magic − kl-on in final precise avg@k at ' +
       'τ = 1.0: reproduced when the 95% t interval lies above 0; contradicted when below 0; inconclusive otherwise.',
   },
@@ -138,11 +114,11 @@ export const FINDINGS: readonly Finding[] = [
     source: SOURCE_FINDINGS,
     presets: ['magic', 'single-stage'],
     checks: [
-      { kind: 'equivalence', a: 'magic', b: 'single-stage', metric: 'final/avg/t1.0', margin: 0.03, says: 'final accuracy within ±3 points' },
-      { kind: 'paired', a: 'single-stage', b: 'magic', metric: 'tokens', direction: 1, says: 'the single long stage costs more tokens' },
+      { kind: 'equivalence', a: 'magic', b: 'single-stage', metric: 'final/avg/t1.0', margin: 0.03, says: 'final accuracy within ±3 points', differIn: ['stages'] },
+      { kind: 'paired', a: 'single-stage', b: 'magic', metric: 'tokens', direction: 1, says: 'the single long stage costs more tokens', differIn: ['stages'] },
     ],
     rule:
-      'Paired over seeds: (a) equivalence — the 95% t interval of magic − single-stage in final precise avg@k at τ = 1.0 lies ' +
+      'magic and single-stage differ only in stages (checked before running). Paired over seeds: (a) equivalence — the 95% t interval of magic − single-stage in final precise avg@k at τ = 1.0 lies ' +
       'inside ±3 points (two one-sided tests at 2.5%; contradicted when it lies entirely outside ±3); (b) cost — single-stage − ' +
       'magic in tokens processed (generated + trained) has its 95% interval above 0. Reproduced when both hold; contradicted ' +
       'when either is contradicted; inconclusive otherwise.',
@@ -155,24 +131,64 @@ export const FINDINGS: readonly Finding[] = [
     source: SOURCE_FINDINGS,
     presets: ['off-policy-nsgd4', 'clip-high-0.25', 'clip-high-0.28'],
     checks: [
-      { kind: 'paired', a: 'clip-high-0.25', b: 'off-policy-nsgd4', metric: 'entropy/second_half', direction: 1, says: 'ε_high 0.25 keeps entropy higher than 0.2 (off-policy, N_SGD = 4)' },
-      { kind: 'paired', a: 'clip-high-0.28', b: 'clip-high-0.25', metric: 'entropy/second_half', direction: 1, says: 'ε_high 0.28 pushes entropy higher still' },
+      { kind: 'paired', a: 'clip-high-0.25', b: 'off-policy-nsgd4', metric: 'entropy/second_half', direction: 1, says: 'ε_high 0.25 keeps entropy higher than 0.2 (off-policy, N_SGD = 4)', differIn: ['loss.epsHigh'] },
+      { kind: 'paired', a: 'clip-high-0.28', b: 'clip-high-0.25', metric: 'entropy/second_half', direction: 1, says: 'ε_high 0.28 pushes entropy higher still', differIn: ['loss.epsHigh'] },
     ],
     rule:
-      'All three presets are off-policy with N_SGD = 4 and differ only in ε_high (0.2, 0.25, 0.28). Paired over seeds, in ' +
+      'All three presets are off-policy with N_SGD = 4 and differ only in ε_high (0.2, 0.25, 0.28; loss.epsHigh, checked before running). Paired over seeds, in ' +
       'second-half mean actor/entropy: (a) clip-high-0.25 − off-policy-nsgd4 > 0, (b) clip-high-0.28 − clip-high-0.25 > 0, each ' +
       'by its 95% t interval. Reproduced when both hold; contradicted when either is contradicted; inconclusive otherwise.',
   },
   {
+    id: 'entropy-control',
+    title: 'Adaptive entropy control prevents collapse, and collapse costs accuracy',
+    claim: 'Its central lesson: premature entropy collapse hurts; keep the policy exploring.',
+    source: 'shared/MAGIC-RECIPE.md, introduction',
+    detail: { section: 'Findings worth reproducing at small scale', quote: 'small constant → still collapses; large constant → entropy explodes; adaptive control holds it near the target.' },
+    presets: ['magic', 'entropy-off'],
+    premises: [
+      { kind: 'collapse', preset: 'entropy-off', atLeast: 0.8, says: 'without the controller entropy collapses' },
+      { kind: 'collapse', preset: 'magic', atMost: 0, says: 'with the controller it never does' },
+    ],
+    checks: [
+      { kind: 'paired', a: 'magic', b: 'entropy-off', metric: 'final/avg/t1.0', direction: 1, says: 'the controlled run ends more accurate', differIn: ['loss.entropy'] },
+      { kind: 'paired', a: 'magic', b: 'entropy-off', metric: 'final/pass/t1.0', direction: 1, says: 'the controlled run ends with a higher pass@k', differIn: ['loss.entropy'] },
+    ],
+    rule:
+      'entropy-off is magic with the entropy term off and nothing else (loss.entropy, checked before running), so the difference is the ' +
+      'controller\'s. Premise: entropy-off collapses — its 10-step mean actor/entropy falls below the entropy target and stays below for at ' +
+      'least 50 consecutive steps (docs/sweeps.md) — in at least 80% of its seeds (4 of 5), while magic collapses in none; otherwise the ' +
+      'finding is not testable here and the report gives the evidence. Checks, paired over seeds (same base, data, test set and eval seed), ' +
+      'magic − entropy-off at the final checkpoint: (a) precise avg@k at τ = 1.0 above 0, (b) precise pass@k at τ = 1.0 above 0, each by its ' +
+      '95% Student-t interval (contradicted when it lies below 0). With the premise shown: reproduced when both checks are; contradicted when ' +
+      'either is; inconclusive otherwise.',
+  },
+  {
     id: 'magic-vs-grpo',
-    title: 'MAGIC vs vanilla GRPO',
+    title: 'MAGIC vs vanilla GRPO (a comparison of recipes)',
     claim: 'Its central lesson: premature entropy collapse hurts; keep the policy exploring.',
     source: 'shared/MAGIC-RECIPE.md, introduction',
     presets: ['magic', 'grpo'],
-    checks: [{ kind: 'paired', a: 'magic', b: 'grpo', metric: 'gain/avg/t1.0', direction: 1, says: 'MAGIC gains more held-out accuracy than vanilla GRPO' }],
+    premises: [{ kind: 'collapse', preset: 'grpo', atLeast: 0.6, says: "vanilla GRPO's entropy collapses prematurely" }],
+    checks: [
+      {
+        kind: 'paired',
+        a: 'magic',
+        b: 'grpo',
+        metric: 'gain/avg/t1.0',
+        direction: 1,
+        says: 'the MAGIC recipe gains more held-out accuracy than the vanilla GRPO recipe (recipes: six fields differ)',
+        differIn: GRPO_FIELDS,
+      },
+    ],
     rule:
-      'Paired over seeds (same base, data, test set and eval seed), magic − grpo in the gain of precise avg@k at τ = 1.0 ' +
-      '(final − start): reproduced when the 95% t interval lies above 0; contradicted when below 0; inconclusive otherwise.',
+      'This compares two recipes, not the entropy controller: grpo differs from magic in six fields (data.offlineFilter.enabled, ' +
+      'data.onlineFilter, loss.aggregation, loss.entropy.mode, loss.kl.beta, rejection.mode; checked before running), so a difference cannot ' +
+      'be laid on any one of them (entropy-control isolates the controller). Premise: grpo collapses — its 10-step mean actor/entropy falls ' +
+      'below the entropy target and stays below for at least 50 consecutive steps (docs/sweeps.md) — in at least 60% of its seeds (3 of 5); ' +
+      'otherwise "premature collapse hurts" is not testable here and the report gives the evidence. Check: paired over seeds (same base, ' +
+      'data, test set and eval seed), magic − grpo in the gain of precise avg@k at τ = 1.0 (final − start): reproduced when the 95% t ' +
+      'interval lies above 0; contradicted when below 0; inconclusive otherwise.',
   },
   {
     id: 'rejection',
@@ -180,9 +196,9 @@ export const FINDINGS: readonly Finding[] = [
     claim: 'Rejection sampling: drop groups whose rewards are all equal (zero advantage) — they give no policy gradient but still weigh on entropy/KL terms. Skywork drops without refilling',
     source: 'shared/MAGIC-RECIPE.md, "Data"',
     presets: ['magic', 'no-rejection'],
-    checks: [{ kind: 'paired', a: 'magic', b: 'no-rejection', metric: 'final/avg/t1.0', direction: 1, says: 'dropping zero-advantage groups ends more accurate' }],
+    checks: [{ kind: 'paired', a: 'magic', b: 'no-rejection', metric: 'final/avg/t1.0', direction: 1, says: 'dropping zero-advantage groups ends more accurate', differIn: ['rejection.mode'] }],
     rule:
-      'Paired over seeds, magic (drops zero-advantage groups) − no-rejection (keeps them in the token mean) in final precise ' +
+      'magic and no-rejection differ only in rejection.mode (checked before running). Paired over seeds, magic (drops zero-advantage groups) − no-rejection (keeps them in the token mean) in final precise ' +
       'avg@k at τ = 1.0: reproduced when the 95% t interval lies above 0; contradicted when below 0; inconclusive otherwise.',
   },
 ];
@@ -213,111 +229,3 @@ export function checkPresets(c: Check): string[] {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Evaluation of a finding on measured runs
-
-/** Per preset: seed → run metric values; and the preset's entropy target (from its config). */
-export interface FindingData {
-  runs: ReadonlyMap<string, ReadonlyMap<number, Record<string, number>>>;
-  entropyTarget: ReadonlyMap<string, number>;
-}
-
-export interface CheckResult {
-  check: Check;
-  /** Words: what was computed. */
-  describe: string;
-  /** Seeds (or runs, for correlations) that entered. */
-  n: number;
-  /** Point estimate: mean difference, mean offset from the target, or r. */
-  estimate: number;
-  lower: number;
-  upper: number;
-  /** For target checks: the target it was measured against. */
-  target?: number;
-  /** For equivalence checks: the margin in metric units. */
-  margin?: number;
-  verdict: Verdict;
-}
-
-export interface FindingResult {
-  finding: string;
-  checks: CheckResult[];
-  verdict: Verdict;
-}
-
-function metricOf(data: FindingData, preset: string, metric: string): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const [seed, values] of data.runs.get(preset) ?? []) out.set(seed, values[metric] ?? NaN);
-  return out;
-}
-
-export function evaluateCheck(c: Check, data: FindingData): CheckResult {
-  switch (c.kind) {
-    case 'paired': {
-      const d = pairedDifference(metricOf(data, c.a, c.metric), metricOf(data, c.b, c.metric));
-      return {
-        check: c,
-        describe: `${c.a} − ${c.b} in ${metricDef(c.metric).label}, paired over ${d.n} seeds (Student-t 95%); paper: ${c.direction > 0 ? '> 0' : '< 0'}`,
-        n: d.n,
-        estimate: d.mean,
-        lower: d.lower,
-        upper: d.upper,
-        verdict: directionalVerdict(c.direction, d),
-      };
-    }
-    case 'equivalence': {
-      const d = pairedDifference(metricOf(data, c.a, c.metric), metricOf(data, c.b, c.metric));
-      return {
-        check: c,
-        describe: `${c.a} − ${c.b} in ${metricDef(c.metric).label}, paired over ${d.n} seeds (Student-t 95%); paper: within ±${c.margin}`,
-        n: d.n,
-        estimate: d.mean,
-        lower: d.lower,
-        upper: d.upper,
-        margin: c.margin,
-        verdict: equivalenceVerdict(d, c.margin),
-      };
-    }
-    case 'target': {
-      const target = data.entropyTarget.get(c.preset) ?? NaN;
-      const iv = tInterval([...metricOf(data, c.preset, c.metric).values()].map((x) => x - target));
-      const margin = c.direction === 0 ? (c.marginFraction ?? 0.2) * target : undefined;
-      return {
-        check: c,
-        describe: `${c.preset}: ${metricDef(c.metric).label} − target ${Number.isFinite(target) ? target : '?'}, over ${iv.n} seeds (Student-t 95%); paper: ${c.direction > 0 ? '> 0' : c.direction < 0 ? '< 0' : `within ±${margin === undefined ? '?' : +margin.toFixed(4)}`}`,
-        n: iv.n,
-        estimate: iv.mean,
-        lower: iv.lower,
-        upper: iv.upper,
-        target,
-        margin,
-        verdict: c.direction === 0 ? (Number.isFinite(margin!) ? equivalenceVerdict(iv, margin!) : 'inconclusive') : directionalVerdict(c.direction, iv),
-      };
-    }
-    case 'correlation': {
-      const xs: number[] = [];
-      const ys: number[] = [];
-      for (const p of c.presets) {
-        for (const [, values] of data.runs.get(p) ?? []) {
-          xs.push(values[c.x] ?? NaN);
-          ys.push(values[c.y] ?? NaN);
-        }
-      }
-      const r = correlationInterval(xs, ys);
-      return {
-        check: c,
-        describe: `Pearson r(${metricDef(c.x).label}, ${metricDef(c.y).label}) over ${r.n} runs of ${c.presets.join(', ')} (Fisher-z 95%); paper: ${c.direction > 0 ? 'r > 0' : 'r < 0'}`,
-        n: r.n,
-        estimate: r.r,
-        lower: r.lower,
-        upper: r.upper,
-        verdict: directionalVerdict(c.direction, r),
-      };
-    }
-  }
-}
-
-export function evaluateFinding(f: Finding, data: FindingData): FindingResult {
-  const checks = f.checks.map((c) => evaluateCheck(c, data));
-  return { finding: f.id, checks, verdict: combineVerdicts(checks.map((c) => c.verdict)) };
-}

@@ -12,11 +12,28 @@ export const REFERENCE_INDEX_SCHEMA = 'magic-lab-reference-index/1';
 /** Points per reference curve. */
 export const REFERENCE_POINTS = 40;
 /** Scalar results carried per preset. */
-export const REFERENCE_SCALARS = ['start/avg/t1.0', 'final/avg/t1.0', 'gain/avg/t1.0', 'final/avg/t0.6', 'gain/avg/t0.6', 'entropy/second_half', 'tokens', 'wall_s'];
+export const REFERENCE_SCALARS = [
+  'start/avg/t1.0',
+  'final/avg/t1.0',
+  'gain/avg/t1.0',
+  'final/avg/t0.6',
+  'gain/avg/t0.6',
+  'final/pass/t1.0',
+  'entropy/second_half',
+  'entropy/min10',
+  'entropy/collapsed',
+  'tokens',
+  'wall_s',
+];
 
-/** A finding's verdict (the same three as src/sweep/stats.ts's Verdict). */
-export type ReferenceVerdict = 'reproduced' | 'contradicted' | 'inconclusive';
-export const REFERENCE_VERDICTS: readonly ReferenceVerdict[] = ['reproduced', 'contradicted', 'inconclusive'];
+/** A finding's verdict (the same four as src/sweep/stats.ts's Verdict). */
+export type ReferenceVerdict = 'reproduced' | 'contradicted' | 'inconclusive' | 'not-testable';
+export const REFERENCE_VERDICTS: readonly ReferenceVerdict[] = ['reproduced', 'contradicted', 'inconclusive', 'not-testable'];
+
+/** How the page and the reports word a verdict: 'not-testable' reads "not testable here". */
+export function verdictText(v: ReferenceVerdict): string {
+  return v === 'not-testable' ? 'not testable here' : v;
+}
 
 /** Numbers rounded to 4 decimals; null where undefined (NaN). */
 export type Num = number | null;
@@ -38,6 +55,13 @@ export interface ReferenceCheck {
   verdict: ReferenceVerdict;
 }
 
+/** A finding's premise as its runs showed it (or not), with the evidence in words. */
+export interface ReferencePremise {
+  says: string;
+  holds: boolean;
+  evidence: string;
+}
+
 export interface ReferencePreset {
   seeds: number[];
   entropyTarget: Num;
@@ -54,6 +78,8 @@ export interface ReferenceFile {
   claim?: string;
   rule?: string;
   verdict?: ReferenceVerdict;
+  /** The finding's premises (absent: it has none). */
+  premises?: ReferencePremise[];
   checks?: ReferenceCheck[];
   command: string;
   schedule: { steps: number | null; minutes: number | null; backend: string | null; evalProblems: number; evalK: number };

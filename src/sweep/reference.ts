@@ -67,6 +67,7 @@ export function referenceFromSummary(
   if (o.rule) ref.rule = o.rule;
   if (o.result) {
     ref.verdict = o.result.verdict;
+    if (o.result.premises) ref.premises = o.result.premises.map((p) => ({ says: p.premise.says, holds: p.holds, evidence: p.evidence }));
     ref.checks = o.result.checks.map((c) => ({ describe: c.describe, estimate: r4(c.estimate), lower: r4(c.lower), upper: r4(c.upper), verdict: c.verdict }));
   }
   return ref;

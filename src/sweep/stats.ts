@@ -310,7 +310,12 @@ export function avgAtKProblemSE(correct: readonly number[], k: number): number {
 // ---------------------------------------------------------------------------------------------
 // Verdicts
 
-export type Verdict = 'reproduced' | 'contradicted' | 'inconclusive';
+/**
+ * 'not-testable': the finding's premise (e.g. that a run's entropy collapses) does not hold in
+ * its own runs, so its checks cannot speak for or against the claim (premiseVerdict).
+ */
+export type Verdict = 'reproduced' | 'contradicted' | 'inconclusive' | 'not-testable';
+export const VERDICTS: readonly Verdict[] = ['reproduced', 'contradicted', 'inconclusive', 'not-testable'];
 
 /**
  * Directional rule: `direction` +1 when the paper says the quantity is positive (e.g. magic −
@@ -341,7 +346,16 @@ export function equivalenceVerdict(iv: { lower: number; upper: number }, margin:
 /** A finding with several checks: reproduced when all are, contradicted when any is, else inconclusive. */
 export function combineVerdicts(vs: readonly Verdict[]): Verdict {
   if (vs.length === 0) return 'inconclusive';
+  if (vs.some((v) => v === 'not-testable')) return 'not-testable';
   if (vs.some((v) => v === 'contradicted')) return 'contradicted';
   if (vs.every((v) => v === 'reproduced')) return 'reproduced';
   return 'inconclusive';
+}
+
+/**
+ * A finding with premises: its checks' combined verdict when every premise holds in its runs,
+ * else 'not-testable' — never reproduced or contradicted on a premise the runs do not show.
+ */
+export function premiseVerdict(premisesHold: readonly boolean[], checks: Verdict): Verdict {
+  return premisesHold.every((h) => h) ? checks : 'not-testable';
 }

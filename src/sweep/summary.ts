@@ -405,6 +405,7 @@ export function summaryMarkdown(s: Summary, o: { charts?: string[] } = {}): stri
     L.push('## Findings covered by this sweep', '');
     for (const f of s.findings) {
       L.push(`- **${f.finding}**: ${f.verdict}`);
+      for (const p of f.premises ?? []) L.push(`  - premise ${p.holds ? 'shown' : 'not shown'}: ${p.evidence}`);
       for (const c of f.checks) L.push(`  - ${c.describe}: ${formatCheck(c)} → ${c.verdict}`);
     }
     L.push('');

@@ -55,6 +55,15 @@ export function FindingCard({ reference: ref }: { reference: ReferenceFile }) {
           <p>
             <b>Verdict:</b> {ref.verdict && <VerdictBadge verdict={ref.verdict} />}
           </p>
+          {ref.premises && ref.premises.length > 0 && (
+            <ul className="premises" data-testid="finding-premises">
+              {ref.premises.map((p, i) => (
+                <li key={i} data-holds={p.holds}>
+                  <b>Premise {p.holds ? 'shown' : 'not shown'}:</b> {p.says} — {p.evidence}
+                </li>
+              ))}
+            </ul>
+          )}
           {ref.rule && (
             <p className="hint" data-testid="finding-rule">
               <b>Rule:</b> {ref.rule}

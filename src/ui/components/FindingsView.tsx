@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { loadReference } from '../lab';
-import type { ReferenceIndexEntry } from '../lib/reference';
+import { verdictText, type ReferenceIndexEntry } from '../lib/reference';
 import { useLab } from '../store';
 import { FindingCard } from './FindingCard';
 import { VerdictBadge } from './VerdictBadge';
@@ -48,7 +48,7 @@ export function FindingsView() {
             {entries.map((e) => (
               <button key={e.name} role="tab" aria-selected={e.name === shown?.name} className={`mini${e.name === shown?.name ? ' on' : ''}`} onClick={() => select(e.name)} data-testid="finding-tab" data-reference={e.name}>
                 {e.kind === 'finding' ? e.title : `${e.title} (sweep)`}
-                {e.verdict && <> · {e.verdict}</>}
+                {e.verdict && <> · {verdictText(e.verdict)}</>}
               </button>
             ))}
           </div>

@@ -16,10 +16,12 @@ import {
   type ReferenceFile,
   type ReferenceIndex,
   type ReferenceIndexEntry,
+  type ReferencePremise,
   type ReferencePreset,
 } from '../../sweep/reference-format';
 
-export type { ReferenceFile, ReferenceIndex, ReferenceIndexEntry, ReferenceCurve, ReferencePreset, ReferenceCheck, Num };
+export { verdictText } from '../../sweep/reference-format';
+export type { ReferenceFile, ReferenceIndex, ReferenceIndexEntry, ReferenceCurve, ReferencePreset, ReferenceCheck, ReferencePremise, Num };
 
 /** A reference file that cannot be used: the message names the file (as the page fetches it) and what is wrong. */
 export class ReferenceFileError extends Error {
@@ -187,6 +189,15 @@ export function validateReferenceFile(json: unknown, file: string, entry?: Refer
     ref.claim = c.str(o.claim, 'claim');
     ref.rule = c.str(o.rule, 'rule');
     ref.verdict = c.verdict(o.verdict, 'verdict');
+    // Premises (with their evidence) came with the fourth verdict; files without them stay valid.
+    if (o.premises !== undefined) {
+      ref.premises = c.arr(o.premises, 'premises').map((x, i) => {
+        const at = `premises[${i}]`;
+        const pr = c.obj(x, at);
+        if (typeof pr.holds !== 'boolean') c.fail(`${at}.holds must be true or false, got ${JSON.stringify(pr.holds) ?? typeName(pr.holds)}`);
+        return { says: c.str(pr.says, `${at}.says`), holds: pr.holds as boolean, evidence: c.str(pr.evidence, `${at}.evidence`) };
+      });
+    }
     ref.checks = c.arr(o.checks, 'checks').map((x, i) => {
       const at = `checks[${i}]`;
       const ch = c.obj(x, at);

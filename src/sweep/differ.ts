@@ -4,7 +4,7 @@
  * `magic-lab ablate FINDING` for each check that declares `differIn`. Configs are compared as the
  * sweep resolves them (after --config and variants), at one seed.
  */
-import { diffOutside, hasConfigPath } from '../rl/config';
+import { diffOutside, fieldRule, hasConfigPath } from '../rl/config';
 import type { Finding } from './finding-types';
 import { resolveRunConfig, type SweepSpec } from './plan';
 import { SweepError } from './errors';
@@ -18,12 +18,17 @@ export function extraDifference(o: Resolved, a: string, b: string, fields: reado
   return diffOutside(resolve(o, a), resolve(o, b), fields)[0];
 }
 
-/** `--differ-only FIELD,…`: the list, each a field of the run config (one SweepError naming the first that is not). */
+/**
+ * `--differ-only FIELD,…`: the list, each a field of the run config — present in the first
+ * preset's config or a described optional field such as stages[1].klBeta (one SweepError naming
+ * the first that is neither).
+ */
 export function parseDifferOnly(text: string, o: Resolved, first: string): string[] {
   const fields = text.split(',').map((f) => f.trim()).filter((f) => f !== '');
   if (!fields.length) throw new SweepError('--differ-only: expected a comma-separated list of config fields, e.g. loss.entropy');
   const cfg = resolve(o, first);
-  const bad = fields.find((f) => !hasConfigPath(cfg, f));
+  const known = (f: string) => hasConfigPath(cfg, f) || fieldRule(f.replace(/\[\d+\]/g, '[]')) !== undefined;
+  const bad = fields.find((f) => !known(f));
   if (bad !== undefined) throw new SweepError(`--differ-only: ${bad} is not a field of the run config (e.g. loss.entropy, rollout.temperature, stages[1].klBeta)`);
   return fields;
 }

@@ -5,6 +5,8 @@ import {
   avgAtKSamplingSE,
   bootstrapMeanInterval,
   combineVerdicts,
+  premiseVerdict,
+  VERDICTS,
   correlationInterval,
   directionalVerdict,
   equivalenceVerdict,
@@ -224,5 +226,13 @@ describe('verdict rules', () => {
     expect(combineVerdicts(['reproduced', 'inconclusive'])).toBe('inconclusive');
     expect(combineVerdicts(['reproduced', 'contradicted'])).toBe('contradicted');
     expect(combineVerdicts([])).toBe('inconclusive');
+    expect(combineVerdicts(['reproduced', 'not-testable', 'contradicted'])).toBe('not-testable');
+  });
+
+  it('a failed premise makes the verdict not-testable, whatever the checks say', () => {
+    expect(premiseVerdict([true, true], 'reproduced')).toBe('reproduced');
+    expect(premiseVerdict([], 'contradicted')).toBe('contradicted');
+    for (const v of ['reproduced', 'contradicted', 'inconclusive'] as const) expect(premiseVerdict([true, false], v)).toBe('not-testable');
+    expect(VERDICTS).toEqual(['reproduced', 'contradicted', 'inconclusive', 'not-testable']);
   });
 });

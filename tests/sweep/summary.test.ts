@@ -144,7 +144,10 @@ describe('summary from fixture metrics.jsonl', () => {
   it('finds the findings the sweep covers (magic-vs-grpo) and decides them', () => {
     const f = summary().findings;
     expect(f.map((x) => x.finding)).toEqual(['magic-vs-grpo']);
-    expect(f[0].verdict).toBe('reproduced'); // paired gain 0.08 ± 0.025
+    expect(f[0].checks[0].verdict).toBe('reproduced'); // paired gain 0.08 ± 0.025
+    // …but six-step runs cannot show grpo's collapse, the premise of the claim: not testable here.
+    expect(f[0].premises![0].holds).toBe(false);
+    expect(f[0].verdict).toBe('not-testable');
   });
 
   it('JSON has null for NaN; markdown prints SE next to every accuracy', () => {
@@ -156,7 +159,7 @@ describe('summary from fixture metrics.jsonl', () => {
     expect(md).toMatch(/\| magic \| 2 \| 6 \| 20\.2 ± 0\.9 \| 37\.2 ± 1\.1 \| \+17\.0 ± 1\.4 \|/);
     expect(md).toMatch(/Largest single-run evaluation SE: 1\.1 points \(within the 1\.5-point requirement\)/);
     expect(md).toMatch(/\| magic − grpo \(n=3\) \| .* \|/);
-    expect(md).toMatch(/magic-vs-grpo\*\*: reproduced/);
+    expect(md).toMatch(/magic-vs-grpo\*\*: not-testable\n  - premise not shown: no run of grpo has 10 steps of entropy/);
   });
 });
 
@@ -196,13 +199,15 @@ describe('reference files', () => {
     expect(e.mean[0]).toBe(0.3);
     expect(e.seeds['1'][5]).toBe(0.19);
     expect(ref.presets.grpo.scalars['gain/avg/t1.0'].mean).toBe(0.09);
-    expect(ref.verdict).toBe('reproduced');
+    expect(ref.verdict).toBe('not-testable');
+    expect(ref.premises).toEqual([{ says: "vanilla GRPO's entropy collapses prematurely", holds: false, evidence: s.findings[0].premises![0].evidence }]);
+    expect(ref.checks![0].verdict).toBe('reproduced');
     const w = writeReference(dir, ref);
     expect(statSync(w.file).size).toBeLessThan(20_000);
     writeReference(dir, referenceFromSummary(s, { name: 'sweep-a', title: 'a sweep', kind: 'sweep' }));
     writeReference(dir, ref); // rewriting replaces its entry
     expect(readReferenceIndex(dir).entries.map((x) => [x.name, x.kind, x.verdict])).toEqual([
-      ['magic-vs-grpo', 'finding', 'reproduced'],
+      ['magic-vs-grpo', 'finding', 'not-testable'],
       ['sweep-a', 'sweep', undefined],
     ]);
   });

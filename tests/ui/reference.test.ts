@@ -18,6 +18,7 @@ import {
   referenceLegend,
   validateReferenceFile,
   validateReferenceIndex,
+  verdictText,
   type FetchFn,
 } from '../../src/ui/lib/reference';
 
@@ -103,7 +104,10 @@ describe('validation', () => {
     expect(bad((x) => (x.presets['grpo-tiny'].curves['actor/entropy'].upper[1] = 'high'))).toThrow('presets.grpo-tiny.curves["actor/entropy"].upper[1] must be a number, got "high"');
     expect(bad((x) => (x.presets['magic-tiny'].curves['actor/entropy'].steps = [1, 3, 2, 4]))).toThrow('steps must increase, got 2 after 3');
     expect(bad((x) => (x.kind = 'finding'))).toThrow('reference/tiny-demo.json: claim must be a string, got undefined');
-    expect(bad((x) => ((x.kind = 'finding'), (x.claim = 'c'), (x.rule = 'r'), (x.verdict = 'maybe')))).toThrow('verdict must be one of reproduced, contradicted, inconclusive, got "maybe"');
+    expect(bad((x) => ((x.kind = 'finding'), (x.claim = 'c'), (x.rule = 'r'), (x.verdict = 'maybe')))).toThrow('verdict must be one of reproduced, contradicted, inconclusive, not-testable, got "maybe"');
+    const finding = (x: Record<string, any>) => ((x.kind = 'finding'), (x.claim = 'c'), (x.rule = 'r'), (x.verdict = 'not-testable'), (x.checks = []));
+    expect(bad((x) => (finding(x), (x.premises = [{ says: 's', holds: 'no', evidence: 'e' }])))).toThrow('premises[0].holds must be true or false, got "no"');
+    expect(bad((x) => (finding(x), (x.premises = [{ says: 's', holds: false }])))).toThrow('premises[0].evidence must be a string, got undefined');
     const e = (() => {
       try {
         bad((x) => (x.title = 3))();
@@ -113,6 +117,23 @@ describe('validation', () => {
     })();
     expect(e).toBeInstanceOf(ReferenceFileError);
     expect(e!.file).toBe('reference/tiny-demo.json');
+  });
+
+  it('accepts the fourth verdict, not-testable, with its premises and evidence (and files without premises)', () => {
+    const e = validateReferenceIndex(index).entries[0];
+    const x = clone(fixture(e.file));
+    Object.assign(x, { kind: 'finding', claim: 'c', rule: 'r', verdict: 'not-testable', checks: [{ describe: 'd', estimate: -0.1, lower: -0.2, upper: -0.05, verdict: 'contradicted' }] });
+    x.premises = [{ says: 'without the controller entropy collapses', holds: false, evidence: 'entropy-off collapsed in 0 of 5 seeds' }];
+    const ref = validateReferenceFile(x, `reference/${e.file}`);
+    expect(ref.verdict).toBe('not-testable');
+    expect(ref.premises).toEqual([{ says: 'without the controller entropy collapses', holds: false, evidence: 'entropy-off collapsed in 0 of 5 seeds' }]);
+    delete x.premises;
+    expect(validateReferenceFile(x, `reference/${e.file}`).premises).toBeUndefined();
+    const idx = clone(index);
+    idx.entries[0].verdict = 'not-testable';
+    expect(validateReferenceIndex(idx).entries[0].verdict).toBe('not-testable');
+    expect(verdictText('not-testable')).toBe('not testable here');
+    expect(verdictText('contradicted')).toBe('contradicted');
   });
 
   it('checks a file against its index entry', () => {

@@ -13,6 +13,7 @@ import type { Backend } from '../model/engine';
 import { DEVICE_RECOVERY, faultText, isDeviceFault, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff, type RecoveryPolicy } from '../rl/recovery';
 import { runCheckpointConfig } from '../rl/run-checkpoint';
 import { DivergenceError } from '../rl/divergence';
+import { phaseSummary } from '../rl/phase-timer';
 import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
@@ -117,11 +118,13 @@ function fmt(x: number | undefined, d = 3): string {
 }
 
 export function progressLine(r: StepRecord, lastEval: EvalRecord | null): string {
+  const phases = phaseSummary(r); // where the step's time went (timing_s/*)
   const acc = lastEval ? fmt(lastEval['val/avg@8/t1.0'] ?? Object.entries(lastEval).find(([k]) => k.startsWith('val/avg@'))?.[1]) : '-';
   return (
     `step ${r.step}  stage ${r.stage}  entropy ${fmt(r['actor/entropy'])}  α ${fmt(r['actor/entropy_coeff_realized'], 4)}  ` +
     `reward ${fmt(r['critic/score/mean'])}  kept ${r['batch/kept_groups']}  len ${fmt(r['response_length/mean'], 1)}  ` +
-    `val ${acc}  ${fmt(r['perf/tokens_per_s'], 0)} tok/s  ${fmt(r['perf/step_s'], 1)} s/step`
+    `val ${acc}  ${fmt(r['perf/tokens_per_s'], 0)} tok/s  ${fmt(r['perf/step_s'], 1)} s/step` +
+    (phases ? `  ${phases}` : '')
   );
 }
 

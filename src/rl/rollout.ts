@@ -7,6 +7,7 @@ import type { PolicyEngine } from '../model/engine';
 import { decode, encodePrompt, EOS_ID, FAMILIES, PAD_ID, splitResponse, type Problem } from '../tasks';
 import { hash32 } from '../util/rng';
 import { evalMetrics, type EvalSample } from './metrics';
+import type { PhaseTimer } from './phase-timer';
 
 export interface Rollout {
   /** Index of the problem in the caller's list. */
@@ -39,34 +40,41 @@ export function scoreResponse(problem: Problem, response: readonly number[], tru
 
 /**
  * Generates one response per entry of `problemIndices` (repeat an index G times for a group),
- * `batch` sequences per generation call, and scores them.
+ * `batch` sequences per generation call, and scores them. A `timer` gets the decode as `gen` and the
+ * verifiers as `reward`.
  */
 export async function rollout(
   policy: PolicyEngine,
   problems: readonly Problem[],
   problemIndices: readonly number[],
-  o: { batch: number; maxResponseLength: number; temperature: number; topP: number; seed: number; onBatch?: (done: number, total: number) => void },
+  o: { batch: number; maxResponseLength: number; temperature: number; topP: number; seed: number; onBatch?: (done: number, total: number) => void; timer?: PhaseTimer },
 ): Promise<Rollout[]> {
   const out: Rollout[] = [];
-  const prompts = problemIndices.map((i) => encodePrompt(problems[i].prompt));
+  const encode = () => problemIndices.map((i) => encodePrompt(problems[i].prompt));
+  const prompts = o.timer ? o.timer.timeSync('gen', encode) : encode();
   for (let start = 0, chunk = 0; start < prompts.length; start += o.batch, chunk++) {
     const idx = problemIndices.slice(start, start + o.batch);
     const batchPrompts = prompts.slice(start, start + o.batch);
     while (batchPrompts.length < o.batch) batchPrompts.push(batchPrompts[0]);
-    const res = await policy.generate({
-      prompts: batchPrompts,
-      maxResponseLength: o.maxResponseLength,
-      temperature: o.temperature,
-      topP: o.topP,
-      seed: batchSeed(o.seed, chunk),
-      eosId: EOS_ID,
-      padId: PAD_ID,
-    });
-    idx.forEach((p, j) => {
-      const truncated = res.finish[j] === 'truncated';
-      const { reward, text } = scoreResponse(problems[p], res.responses[j], truncated);
-      out.push({ problem: p, prompt: batchPrompts[j], response: res.responses[j], truncated, reward, logp: res.logp[j], entropy: res.entropy[j], text });
-    });
+    const generate = () =>
+      policy.generate({
+        prompts: batchPrompts,
+        maxResponseLength: o.maxResponseLength,
+        temperature: o.temperature,
+        topP: o.topP,
+        seed: batchSeed(o.seed, chunk),
+        eosId: EOS_ID,
+        padId: PAD_ID,
+      });
+    const res = o.timer ? await o.timer.time('gen', generate) : await generate();
+    const score = () =>
+      idx.forEach((p, j) => {
+        const truncated = res.finish[j] === 'truncated';
+        const { reward, text } = scoreResponse(problems[p], res.responses[j], truncated);
+        out.push({ problem: p, prompt: batchPrompts[j], response: res.responses[j], truncated, reward, logp: res.logp[j], entropy: res.entropy[j], text });
+      });
+    if (o.timer) o.timer.timeSync('reward', score);
+    else score();
     o.onBatch?.(out.length, prompts.length);
   }
   return out;

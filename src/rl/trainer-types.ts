@@ -1,9 +1,13 @@
 /** Records the trainer emits (one per step, one per evaluation, and sample completions), and its options. */
 import type { StepInspector } from './inspect';
 import type { StepMetrics } from './metrics';
+import type { Clock, TimingKey } from './phase-timer';
 
-/** One training step: the verl-named metrics plus where the run is. */
-export type StepRecord = StepMetrics & {
+/**
+ * One training step: the verl-named metrics plus where the run is. `timing_s/*` (src/rl/phase-timer.ts)
+ * say where the step's time went; records written before they existed lack them.
+ */
+export type StepRecord = StepMetrics & Partial<Record<TimingKey, number>> & {
   /** 1-based global step. */
   step: number;
   /** Wall-clock ms since the run started (excluding evaluations). */
@@ -77,4 +81,6 @@ export interface TrainerInit {
    * with or without it; it costs one small forward per step.
    */
   inspector?: StepInspector;
+  /** Monotonic milliseconds for the step's timings (timing_s/*, perf/step_s, time_ms); default performance.now. */
+  clock?: Clock;
 }

@@ -32,6 +32,7 @@ import { DivergenceError, nonfiniteQuantity } from './divergence';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
 import { offlineFilterKey, rolloutBatchSize, sampleOfflineCorrect, storedOfflineCorrect, weightsChecksum } from './offline-sampling';
 import { loadCheckpoint } from './run-checkpoint';
+import { PhaseTimer, type Clock } from './phase-timer';
 import { sampleRecords } from './sample-records';
 import { trackStages } from './stages';
 import { freshTrainerState, type TrainerState } from './trainer-state';
@@ -122,6 +123,7 @@ export class MagicTrainer {
     const trainer = new MagicTrainer(backend, cfg, data, policy, ref, state);
     trainer.startWeightsChecksum = weightsChecksum(start);
     trainer.inspector = init.inspector ?? null;
+    trainer.clock = init.clock ?? trainer.clock;
     if (!resumeState && cfg.data.offlineFilter.enabled) {
       const stored = baseMeta ? storedOfflineCorrect(baseMeta, trainer.offlineFilterKey(), data.train.length) : undefined;
       await trainer.runOfflineFilter(init.onProgress, stored, init.onSetup);
@@ -141,6 +143,7 @@ export class MagicTrainer {
   /** "crc32:<8 hex>" of the starting weights' float32 bytes (the checkpoint's params, or the seeded init). */
   private startWeightsChecksum = '';
 
+  private clock: Clock = () => performance.now(); // TrainerInit.clock: times the step and its phases
   /** TrainerInit.inspector: called only when the page's inspector is on. */
   private inspector: StepInspector | null = null;
 
@@ -249,7 +252,7 @@ export class MagicTrainer {
     if (this.diverged) throw this.diverged;
     const status = this.status();
     if (status.done) throw new Error('the run is finished: every stage is done');
-    const t0 = performance.now();
+    const timer = new PhaseTimer(this.clock); // the step's clock starts here
     const cfg = this.cfg;
     const stageIdx = status.stage;
     if (stageIdx > this.state.stageStarted) this.startStage(stageIdx);
@@ -257,7 +260,7 @@ export class MagicTrainer {
     const G = stage.groupSize;
     const step = this.state.step + 1;
     // The first step with β > 0 fixes π_ref: the policy at the start of that stage.
-    if (stage.klBeta > 0 && this.ref === null) await this.takeReference();
+    if (stage.klBeta > 0 && this.ref === null) await timer.time('ref', () => this.takeReference());
 
     // ---- rollouts (with refill rounds in DAPO mode)
     const groups: { prompt: number; rolls: Rollout[] }[] = [];
@@ -265,25 +268,16 @@ export class MagicTrainer {
     let want = stage.batchPrompts;
     for (let round = 1; ; round++) {
       const prompts = this.nextPrompts(want);
-      const rolls = await rollout(this.policy, this.data.train, prompts.flatMap((p) => new Array<number>(G).fill(p)), {
-        batch: this.rolloutBatch(),
-        maxResponseLength: stage.maxResponseLength,
-        temperature: stage.temperature,
-        topP: cfg.rollout.topP,
-        seed: batchSeed(cfg.seed, STREAM.rollout, step, round),
-      });
+      const o = { batch: this.rolloutBatch(), maxResponseLength: stage.maxResponseLength, temperature: stage.temperature, topP: cfg.rollout.topP, timer };
+      const rolls = await rollout(this.policy, this.data.train, prompts.flatMap((p) => new Array<number>(G).fill(p)), { ...o, seed: batchSeed(cfg.seed, STREAM.rollout, step, round) });
       prompts.forEach((p, i) => groups.push({ prompt: p, rolls: rolls.slice(i * G, (i + 1) * G) }));
       const all = groups.flatMap((g) => g.rolls);
-      const signals = groupSignals(
-        all.map((r) => r.reward),
-        G,
-        all.map((r) => r.truncated),
-        { normalizeStd: cfg.loss.advantageStd, truncation: cfg.truncation.mode },
-      );
-      plan = planRejection({ mode: cfg.rejection.mode, signals, targetGroups: stage.batchPrompts, rounds: round, maxRefillRounds: cfg.rejection.maxRefillRounds });
+      const signals = timer.timeSync('adv', () => groupSignals(all.map((r) => r.reward), G, all.map((r) => r.truncated), { normalizeStd: cfg.loss.advantageStd, truncation: cfg.truncation.mode }));
+      plan = timer.timeSync('adv', () => planRejection({ mode: cfg.rejection.mode, signals, targetGroups: stage.batchPrompts, rounds: round, maxRefillRounds: cfg.rejection.maxRefillRounds }));
       if (plan.done) break;
       want = plan.requestPrompts;
     }
+    const tAdv = this.clock();
     const all = groups.flatMap((g) => g.rolls);
     const rewards = all.map((r) => r.reward);
     const truncated = all.map((r) => r.truncated);
@@ -304,13 +298,14 @@ export class MagicTrainer {
     const entropies = batchEntropy(kept.length ? kept.map((k) => k.roll) : all);
     const entropyEstimate = controllerEntropy(cfg.loss.entropy.estimator, entropies);
     const cBefore = loggedEntropyCoef(cfg.loss.entropy, this.state.entropy);
+    timer.add('adv', this.clock() - tAdv);
     const inspection = this.inspector?.beginStep({ policy: this.policy, keptGroups, groupSize: G, shownGroups: shown, keptRolls: kept.map((k) => k.roll), eps: cfg.loss });
     let alpha = NaN;
     let stats: StepStats[] = [];
     let trainedTokens = 0;
     if (kept.length) {
       alpha = entropyCoefForStep(cfg.loss.entropy, this.state.entropy, entropyEstimate);
-      const r = await this.update(kept, stage, alpha, step, inspection);
+      const r = await this.update(kept, stage, alpha, step, timer, inspection);
       stats = r.stats;
       trainedTokens = r.tokens;
       this.state.entropy = updateEntropyState(cfg.loss.entropy, this.state.entropy, entropyEstimate);
@@ -321,7 +316,7 @@ export class MagicTrainer {
     const mean = (f: (s: StepStats) => number) => (stats.length ? stats.reduce((a, s) => a + f(s), 0) / stats.length : NaN);
     this.state.step = step;
     this.state.scoreHistory.push(bm['critic/score/mean']);
-    const dt = performance.now() - t0;
+    const dt = timer.elapsed();
     this.state.elapsedMs += dt;
     const generated = all.reduce((a, r) => a + r.prompt.length + r.response.length, 0);
     const K = STEP_METRIC_KEYS;
@@ -355,7 +350,8 @@ export class MagicTrainer {
     const samples = sampleRecords(this.data.train, step, groups, advantages, G, new Set(keptGroups), { shown, watched, inspection });
     const result: TrainStepResult = { record, samples };
     const every = cfg.eval.everySteps;
-    if ((every > 0 && step % every === 0) || this.status().done) result.eval = await this.evaluate();
+    if ((every > 0 && step % every === 0) || this.status().done) result.eval = await timer.time('testing', () => this.evaluate());
+    Object.assign(record, timer.keys());
     return result;
   }
 
@@ -376,7 +372,7 @@ export class MagicTrainer {
   }
 
   /** N_SGD mini-batch GRPO updates on the kept responses (D_T: planMiniBatches); returns per-optimizer-step stats. */
-  private async update(kept: KeptResponse[], stage: ResolvedStage, alpha: number, step: number, inspection?: StepInspection) {
+  private async update(kept: KeptResponse[], stage: ResolvedStage, alpha: number, step: number, timer: PhaseTimer, inspection?: StepInspection) {
     const cfg = this.cfg;
     const { maxResponseLength, temperature, groupSize: G, klBeta } = stage;
     const T = maxPromptTokens(cfg.data.families, cfg.data.difficulty) + maxResponseLength;
@@ -390,15 +386,15 @@ export class MagicTrainer {
     const stats: StepStats[] = [];
     let tokens = 0;
     for (const mb of miniBatches) {
-      const packed = packUpdateBatch(kept, mb, { T, groupSize: G, aggregation: cfg.loss.aggregation, temperature });
+      const packed = timer.timeSync('old_log_prob', () => packUpdateBatch(kept, mb, { T, groupSize: G, aggregation: cfg.loss.aggregation, temperature }));
       const batch = packed.batch;
       tokens += packed.tokens;
       // On-policy (one mini-batch): π_old is this forward's own logp, so ρ ≡ 1 at the step.
       if (!onPolicy) batch.oldLogp = packed.old;
-      if (klBeta > 0) batch.refLogp = (await this.ref!.forward(batch.tokens, batch.targets, batch.rows, T, temperature)).logp;
+      if (klBeta > 0) batch.refLogp = (await timer.time('ref', () => this.ref!.forward(batch.tokens, batch.targets, batch.rows, T, temperature))).logp;
       await inspection?.beforeUpdate(mb, batch);
       this.state.adamStep++;
-      const st = await this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions(step) });
+      const st = await timer.time('update_actor', () => this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions(step) }));
       stats.push(st);
       if (st.applied) delete this.state.nonfiniteStreak;
       else {

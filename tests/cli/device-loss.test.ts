@@ -44,7 +44,7 @@ const journal = (out: string, file: string) =>
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 // Wall-clock fields differ between any two runs; everything else must not.
-const stripTimes = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'time_ms' && !k.startsWith('perf/')));
+const stripTimes = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'time_ms' && !k.startsWith('perf/') && !k.startsWith('timing_s/')));
 
 /** Destroys the device once after each of `steps` (not again when the step is re-run). */
 function loseDeviceAfter(...steps: number[]): TrainHooks {

@@ -101,7 +101,7 @@ describe('magic-lab train: a run that diverges', () => {
     expect(bits(kept.adam!.m).equals(bits(ref.adam!.m))).toBe(true);
     expect(bits(kept.adam!.v).equals(bits(ref.adam!.v))).toBe(true);
     // Steps 1–3 are those of the run without injection.
-    const strip = (s: Record<string, number | string>) => Object.fromEntries(Object.entries(s).filter(([k]) => !k.startsWith('perf/') && k !== 'time_ms'));
+    const strip = (s: Record<string, number | string>) => Object.fromEntries(Object.entries(s).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/') && k !== 'time_ms'));
     expect(records(out).slice(0, 3).map(strip)).toEqual(records(clean).map(strip));
   }, 120_000);
 });

@@ -16,7 +16,7 @@ function records(file: string): Record<string, unknown>[] {
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'time_ms' && !k.startsWith('perf/'))));
+    .map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'time_ms' && !k.startsWith('perf/') && !k.startsWith('timing_s/'))));
 }
 
 describe('resume across versions', () => {

@@ -49,7 +49,7 @@ afterAll(async () => {
   if (backendP) (await backendP).destroy();
 });
 
-const stripPerf = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('perf/') && k !== 'time_ms'));
+const stripPerf = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/') && k !== 'time_ms'));
 
 /** The shipped tiny base: it solves some prompts, so groups have nonzero advantages (and off-policy updates clip). */
 const BASE = new Uint8Array(readFileSync('public/checkpoints/base-tiny.mlck'));

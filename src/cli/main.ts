@@ -26,6 +26,7 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu
   magic-lab bench [--config k=v,...] [--json F]   kernel GFLOP/s, train step and sampling throughput
   magic-lab sft [--config F] [--steps N] [--out F]  supervised warm start on imperfect traces → base checkpoint
   magic-lab sweep --presets A,B --seeds N [--steps N] --out DIR   presets × seeds, precise evals, summary with 95% CIs
+  magic-lab sweep … --shard I/N --out DIR_I, then sweep merge DIR_1 … DIR_N --out DIR   one sweep over N machines
   magic-lab ablate FINDING [--seeds N] [--steps N] | --list | --replication   one paper finding → reports/FINDING/report.md
   magic-lab compare --a DIR --b DIR [--out F.md]   two sweeps paired by seed (e.g. backends): B − A with 95% CIs
   magic-lab export-verl (--run DIR | --preset NAME [--config F]) --out DIR   the recipe and its problems as a verl launch (parquet, reward.py, run_stageK.sh)

@@ -17,6 +17,7 @@ import { readJsonFile } from './sft';
 import { runTraining, TRAIN_FLAGS } from './train';
 import { SweepError } from '../sweep/errors';
 import { checkDifferOnly, parseDifferOnly } from '../sweep/differ';
+import { applyShard, SHARD_FLAG, sweepMerge } from './sweep-shard';
 import { checkSweepFits } from './resources';
 
 export const BACKENDS = ['auto', 'webgpu', 'wasm'];
@@ -51,6 +52,7 @@ export const SWEEP_FLAGS: Record<string, FlagSpec> = {
   out: { type: 'string', help: 'sweep directory (required): runs/, summary.json, summary.md, charts/' },
   ...RUN_FLAGS,
   reference: { type: 'string', help: 'also write public/reference/NAME.json (and its index entry) from the summary' },
+  shard: SHARD_FLAG,
   help: HELP_FLAG,
 };
 
@@ -175,6 +177,7 @@ export async function sweep(argv: string[], log: (s: string) => void = console.l
 }
 
 async function sweepCommand(argv: string[], log: (s: string) => void, deps: SweepDeps): Promise<Summary> {
+  if (argv[0] === 'merge') return sweepMerge(argv.slice(1), log, writeSummary);
   const flags = parseFlags(argv, SWEEP_FLAGS, 'sweep');
   if (flags.presets === undefined) throw new UsageError('sweep: --presets P1,P2,… is required');
   if (flags.out === undefined) throw new UsageError('sweep: --out DIR is required');
@@ -183,6 +186,7 @@ async function sweepCommand(argv: string[], log: (s: string) => void, deps: Swee
   const o = sweepOptionsFromFlags(flags, parsePresetList(String(flags.presets)), String(flags.out), `magic-lab sweep ${argv.join(' ')}`);
   if (flags.variants !== undefined) o.variants = readVariants(String(flags.variants));
   if (flags['differ-only'] !== undefined) checkDifferOnly(o, o.presets, parseDifferOnly(String(flags['differ-only']), o, o.presets[0]));
+  applyShard(flags, argv, o, reference !== null);
   const { summary } = await runAndSummarize(o, deps, log, Boolean(flags.png) && !flags['no-png']);
   if (reference !== null) {
     if (!summary.complete) throw new UsageError('--reference: the sweep is not complete; reference runs are written from finished sweeps only');

@@ -65,8 +65,16 @@ export interface SweepSpec {
   base: string | null;
 }
 
+/** Shard `index` (1 … count) of `count` (src/sweep/shard.ts). */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
 export interface SweepOptions extends SweepSpec {
   out: string;
+  /** --shard i/n: this call runs that slice of the grid only (src/sweep/shard.ts); not part of the sweep's identity. */
+  shard?: Shard | null;
   /** Run pool (default OUT/runs); ablations share one pool so a preset × seed trains once. */
   runs?: string;
   /** The command line, for the reports. */

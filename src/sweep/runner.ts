@@ -32,6 +32,7 @@ import { planSweep, runsRoot, type PlannedRun, type RunResult, type SweepDeps, t
 import { evalTag, finalEval, keyName, startEval, startEvalKey, type CachedEval } from './precise-eval';
 import { parseMetricsJsonl, type PreciseEval, TEMPERATURES, formatValue } from './run-metrics';
 import { avgAtKSamplingSE } from './stats';
+import { shardRuns } from './shard';
 
 export * from './plan';
 export { firstDifferentField } from './pool-files';
@@ -168,7 +169,7 @@ export async function runSweep(
   log: (s: string) => void,
   onRunDone?: (results: RunResult[]) => void | Promise<void>,
 ): Promise<SweepOutcome> {
-  const planned = planSweep(o);
+  const planned = shardRuns(planSweep(o), o.shard);
   await deps.checkRuns?.(planned, o);
   mkdirSync(o.out, { recursive: true });
   const unlockOut = lock(o.out);

@@ -38,7 +38,7 @@ describe('chart rows', () => {
 
   it('has a chart for each metric group the issue lists, with both eval temperatures', () => {
     const specs = chartSpecs(getPreset('magic'));
-    expect(specs.map((s) => s.id)).toEqual(['entropy', 'entropy-coeff', 'reward', 'length', 'clipfrac', 'groups', 'grad-norm', 'lr', 'throughput']);
+    expect(specs.map((s) => s.id)).toEqual(['entropy', 'entropy-coeff', 'reward', 'length', 'clipfrac', 'groups', 'grad-norm', 'lr', 'throughput', 'timing']);
     const keys = specs.find((s) => s.id === 'reward')!.series.map((s) => s.key);
     expect(keys).toEqual(expect.arrayContaining([evalKey('avg', 8, 1), evalKey('avg', 8, 0.6), evalKey('pass', 8, 1), evalKey('pass', 8, 0.6)]));
   });

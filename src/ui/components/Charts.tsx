@@ -2,6 +2,7 @@ import { useCallback, useDeferredValue, useMemo } from 'react';
 import { chartSpecs, extraMetricKeys, runsToDraw, stageBoundaries } from '../lib/chartdata';
 import { chartEvents, explainCharts, runEvents, type RunEvent } from '../lib/explain';
 import { shownFor } from '../lib/teach';
+import { explainTiming, timingRun } from '../lib/timing';
 import { useLab } from '../store';
 import { ExtraMetricChart } from './ExtraMetricChart';
 import { MetricChart } from './MetricChart';
@@ -41,6 +42,9 @@ export function Charts() {
   const events = useMemo(() => (primary ? runEvents(primary) : []), [primary]);
   const explanations = useMemo(() => (primary && explain ? explainCharts(primary, events) : null), [primary, events, explain]);
   const eventsBy = useMemo(() => Object.fromEntries(allSpecs.map((s) => [s.id, chartEvents(events, s.id)])) as Record<string, RunEvent[]>, [allSpecs, events]);
+  // The step-time chart draws each step's phases as a stack (lib/timing.ts), with its own reading.
+  const timedRuns = useMemo(() => runs.map(timingRun), [runs]);
+  const timingNote = useMemo(() => (primary && explain ? explainTiming(primary) : undefined), [primary, explain]);
   const boundaries = useMemo(() => (runs[0] ? stageBoundaries(runs[0]) : []), [runs]);
   // Keys of an imported run that no chart draws: offered in one more chart.
   const extraKeys = useMemo(() => extraMetricKeys(runs, allSpecs), [runs, allSpecs]);
@@ -63,7 +67,7 @@ export function Charts() {
           <MetricChart
             key={spec.id}
             spec={spec}
-            runs={runs}
+            runs={spec.id === 'timing' ? timedRuns : runs}
             smoothing={smooth}
             log={!!logScale[spec.id]}
             onToggleLog={toggleFns[spec.id]}
@@ -72,7 +76,7 @@ export function Charts() {
             reference={reference}
             referenceSeeds={referenceSeeds}
             events={eventsBy[spec.id]}
-            explanation={explanations?.[spec.id]}
+            explanation={spec.id === 'timing' ? timingNote : explanations?.[spec.id]}
           />
         ))}
         {extraKeys.length > 0 && <ExtraMetricChart keys={extraKeys} runs={runs} smoothing={smooth} boundaries={boundaries} />}

@@ -186,6 +186,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const leave = useChartHover((s) => s.leave);
   const multi = runs.length > 1;
   const hasRight = spec.series.some((s) => s.right);
+  const stacked = !!spec.stacked;
   const empty = rows.length === 0;
   // Slot 0's lines exist before any run (empty), so the first points only update them.
   // Each run draws its own series (held-out ones keyed by its eval k and temperatures).
@@ -198,6 +199,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       dash: multi ? DASHES[si % DASHES.length] : s.source === 'eval' ? '4 2' : '',
       // Held-out series are sparse (one point per evaluation): drawn with dots, so a single one shows.
       dot: s.source === 'eval',
+      // A stacked chart stacks each run's series on their own (spec.stacked).
+      stack: `s${ri}`,
     })),
   );
   const linesKey = JSON.stringify(lineList);
@@ -290,23 +293,27 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         ))}
         {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={TARGET_LABEL} />}
         {refParts}
-        {lines.map((l) => (
-          <Line
-            key={l.key}
-            yAxisId={l.right ? 'r' : 'l'}
-            dataKey={l.key}
-            name={l.name}
-            stroke={l.colour}
-            strokeDasharray={l.dash}
-            dot={l.dotProps}
-            strokeWidth={1.5}
-            connectNulls
-            isAnimationActive={false}
-          />
-        ))}
+        {lines.map((l) =>
+          stacked ? (
+            <Area key={l.key} yAxisId="l" dataKey={l.key} name={l.name} stackId={l.stack} stroke={l.colour} strokeDasharray={l.dash} fill={l.colour} fillOpacity={0.35} strokeWidth={1} dot={false} activeDot={false} isAnimationActive={false} />
+          ) : (
+            <Line
+              key={l.key}
+              yAxisId={l.right ? 'r' : 'l'}
+              dataKey={l.key}
+              name={l.name}
+              stroke={l.colour}
+              strokeDasharray={l.dash}
+              dot={l.dotProps}
+              strokeWidth={1.5}
+              connectNulls
+              isAnimationActive={false}
+            />
+          ),
+        )}
       </>
     ),
-    [log, flatZero, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines],
+    [log, flatZero, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines, stacked],
   );
   // The page re-renders this component on every store change (run state, samples); the chart
   // itself re-renders only when what it draws changed (each chart render is a store dispatch).

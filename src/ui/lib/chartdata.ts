@@ -7,6 +7,7 @@ import type { RunConfig } from '../../rl/config';
 import { evalKey, STEP_METRIC_KEY_LIST } from '../../rl/metrics';
 import type { RunData } from '../../io/runfile';
 import { downsample, emaSmooth } from './smoothing';
+import { TIMING_SERIES } from './timing';
 
 /** Run ids to draw: the active run first, then the overlay selection (existing runs only, no duplicates). */
 export function runsToDraw(activeRunId: string | null, overlay: readonly string[], runs: Readonly<Record<string, RunData>>): string[] {
@@ -32,6 +33,8 @@ export interface ChartSpec {
   log?: boolean;
   /** Values that vary run to run (timings): hidden in visual tests. */
   volatile?: boolean;
+  /** Draw the series as stacked areas (per run), the top being their sum: the step-time chart (lib/timing.ts). */
+  stacked?: boolean;
   /** Draw the entropy target as a horizontal line. */
   entropyTarget?: boolean;
   /**
@@ -60,6 +63,7 @@ export function chartSpecs(cfg: RunConfig): ChartSpec[] {
     { id: 'grad-norm', title: 'Grad norm', help: 'Global gradient norm before clipping.', series: [{ key: 'actor/grad_norm', label: 'grad norm', source: 'step' }], log: true },
     { id: 'lr', title: 'Learning rate η', help: "actor/lr: the AdamW learning rate of the step's updates (update.lr times its schedule: warmup, then constant or cosine).", series: [{ key: 'actor/lr', label: 'η', source: 'step' }] },
     { id: 'throughput', title: 'Tokens / s', help: 'Generated + trained tokens per second of wall time.', series: [{ key: 'perf/tokens_per_s', label: 'tokens/s', source: 'step' }], log: true, volatile: true },
+    { id: 'timing', title: 'Step time by phase', help: "Seconds of each step by phase (verl's timing_s/*), stacked: generate, reward, π_old, π_ref, advantages, update, evaluation, other; the top is the whole step.", series: TIMING_SERIES, stacked: true, volatile: true },
   ];
 }
 
@@ -222,7 +226,7 @@ export interface MetricKeyRef {
   source: 'step' | 'eval';
 }
 
-const LAB_STEP_KEYS = new Set<string>(['step', 'time_ms', ...STEP_METRIC_KEY_LIST]);
+const LAB_STEP_KEYS = new Set<string>(['step', 'time_ms', ...STEP_METRIC_KEY_LIST, ...TIMING_SERIES.map((s) => s.key), 'timing_s/step']);
 const LAB_EVAL_KEY_RE = /^(step|val\/(avg|pass|maj)@\d+\/t\d+(\.\d+)?|val\/response_length\/(mean|clip_ratio)\/t\d+(\.\d+)?)$/;
 
 /** Whether the lab's trainer writes this key (anything else came in with an imported run). */

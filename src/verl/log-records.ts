@@ -3,6 +3,7 @@
  * warnings, which keys and values are accepted, and the raw points each reader emits.
  */
 import { STEP_METRIC_KEY_LIST } from '../rl/metrics';
+import { TIMING_PHASES } from '../rl/phase-timer';
 import type { EvalRecord, StepRecord } from '../rl/trainer-types';
 
 export type VerlFormat = 'verl-console' | 'wandb-csv' | 'tensorboard-csv' | 'long-csv' | 'metrics-jsonl';
@@ -146,7 +147,8 @@ const KNOWN_KEYS: readonly string[] = [
     'perf/cpu_memory_used_gb',
     'training/global_step',
     'training/epoch',
-    ...['step', 'gen', 'ref', 'old_log_prob', 'adv', 'update_actor', 'testing', 'reward', 'save_checkpoint'].map((s) => `timing_s/${s}`),
+    // verl's phase timers: the trainer records the same names (src/rl/phase-timer.ts), so a verl run's phases draw on the same chart.
+    ...[...TIMING_PHASES, 'step', 'save_checkpoint'].map((s) => `timing_s/${s}`),
   ]),
 ];
 

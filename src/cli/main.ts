@@ -12,6 +12,7 @@ import { train, TRAIN_FLAGS } from './train';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { data, DATA_FLAGS } from './data';
 import { sweep, SWEEP_FLAGS } from './sweep';
+import { MERGE_FLAGS } from './sweep-shard';
 import { ablate, ABLATE_FLAGS } from './ablate';
 import { compare, COMPARE_FLAGS } from './compare';
 import { importVerl, IMPORT_VERL_FLAGS } from './import-verl';
@@ -62,6 +63,7 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
         await sft(rest, log);
         return 0;
       case 'sweep':
+        if (rest[0] === 'merge' && rest.includes('--help')) return log(helpText('sweep merge DIR…', 'the shards of one sweep → its summary (docs/sweeps.md)', MERGE_FLAGS)), 0;
         if (rest.includes('--help')) return log(helpText('sweep', 'presets × seeds with precise evals and confidence intervals', SWEEP_FLAGS)), 0;
         await sweep(rest, log);
         return 0;

@@ -1,5 +1,5 @@
 /**
- * `magic-lab export-verl (--run DIR | --preset NAME [--config F] [--seed N] [--base F]) --out DIR2`:
+ * `magic-lab export-verl (--run DIR | --preset NAME [--config F] [--seed N] [--base F]) [--scale 1.5b|7b|32b] --out DIR2`:
  * a lab recipe and its problems as a verl launch (src/verl/export.ts). Every flag, file and
  * config field is checked before anything is written.
  */
@@ -9,6 +9,7 @@ import { CheckpointError, decodeCheckpoint, type CheckpointContents } from '../m
 import { ConfigError } from '../model/config';
 import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl/config';
 import { baseCheckpointSelection, buildExport, ExportInputError, runCheckpointSelection, writeExport, type ProblemSelection } from '../verl/export';
+import { isScaleName, SCALE_NAMES } from '../verl/scale';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { readJsonFile } from './sft';
 import { DEFAULT_BASE } from './train';
@@ -19,6 +20,7 @@ export const EXPORT_VERL_FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string', help: 'with --preset: JSON file, a partial RunConfig merged over it' },
   seed: { type: 'int', min: 0, help: 'with --preset: run seed (decides the problems)' },
   base: { type: 'string', help: `with --preset: base checkpoint whose stored offline-filter result is used (default ${DEFAULT_BASE})` },
+  scale: { type: 'string', help: `launch a real model: ${SCALE_NAMES.join(', ')} (DeepSeek-R1-Distill-Qwen of that size, Skywork-OR1's released settings; NOTES.md)` },
   out: { type: 'string', help: 'output folder: train/val/test.parquet, reward.py, run_stageK.sh, NOTES.md' },
   help: { type: 'bool', help: 'show this help' },
 };
@@ -107,14 +109,17 @@ export async function exportVerl(argv: string[], log: (s: string) => void = cons
     const extra = ['config', 'seed', 'base'].filter((f) => flags[f] !== undefined);
     if (extra.length) throw new UsageError(`--run exports the run as it was: it cannot be combined with ${extra.map((f) => `--${f}`).join(', ')}`);
   }
+  const scale = flags.scale === undefined ? undefined : String(flags.scale);
+  if (scale !== undefined && !isScaleName(scale)) throw new UsageError(`--scale: unknown scale ${JSON.stringify(scale)} (one of ${SCALE_NAMES.join(', ')})`);
   if (flags.out === undefined) throw new UsageError('export-verl: --out DIR is required');
   const out = String(flags.out);
   if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out: ${out} is a file, not a folder`);
 
   const r = flags.run !== undefined ? fromRun(String(flags.run)) : fromPreset(flags);
-  const { files, info, warnings } = buildExport(r.config, r.selection, { name: r.name, source: r.source });
+  const { files, info, warnings } = buildExport(r.config, r.selection, { name: r.name, source: r.source }, scale);
   writeExport(out, files);
   log(`${info.filter}`);
   for (const w of warnings) log(`warning: ${w}`);
+  if (info.scale) log(`scale ${info.scale.spec.name}: ${info.scale.spec.model}, 3 stages (8K → 16K → 32K); GPUs, Ray layout and memory per GPU in NOTES.md`);
   log(`wrote ${out}: ${files.map((f) => f.name).join(', ')} (train ${info.rows.train}, val ${info.rows.val}, test ${info.rows.test} problems; NOTES.md says what verl does differently)`);
 }

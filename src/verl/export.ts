@@ -21,6 +21,7 @@ import { verlParquet } from './parquet';
 import { toVerlRows } from './rows';
 import { planStages } from './mapping';
 import { notesMarkdown, stageScript, type ExportInfo } from './scripts';
+import { scaledConfig, SCALES, type ScaleName } from './scale';
 
 /** A problem with the user's input (a run folder, a checkpoint): the message names the file or field. */
 export class ExportInputError extends Error {
@@ -88,14 +89,20 @@ export interface ExportFile {
   executable?: boolean;
 }
 
-/** Every file of the export, in memory (nothing is written until all of them are built). */
-export function buildExport(cfg: RunConfig, selection: ProblemSelection, origin: { name: string; source: string }): { files: ExportFile[]; info: ExportInfo; warnings: string[] } {
+/**
+ * Every file of the export, in memory (nothing is written until all of them are built). With a
+ * scale, the problems and lab-config.json stay the lab's; the scripts and notes carry the recipe
+ * at that model size (scale.ts).
+ */
+export function buildExport(cfg: RunConfig, selection: ProblemSelection, origin: { name: string; source: string }, scale?: ScaleName): { files: ExportFile[]; info: ExportInfo; warnings: string[] } {
   const ds = buildRunDataset(cfg);
   const train = selection.keep ? selection.keep.map((i) => ds.train[i]) : ds.train;
   const val = ds.test.slice(0, cfg.eval.testProblems);
   const info: ExportInfo = { ...origin, filter: selection.filter, rows: { train: train.length, val: val.length, test: ds.test.length } };
+  if (scale) info.scale = { spec: SCALES[scale], lab: cfg };
+  const launch = scale ? scaledConfig(cfg) : cfg;
   const warnings: string[] = [];
-  const plans = planStages(cfg);
+  const plans = planStages(launch);
   const largest = Math.max(...plans.map((p) => p.stage.batchPrompts));
   if (train.length < largest) warnings.push(`train.parquet has ${train.length} problems, fewer than a rollout batch (D_R ${largest}): verl drops incomplete batches and would have nothing to train on`);
   const files: ExportFile[] = [
@@ -104,8 +111,8 @@ export function buildExport(cfg: RunConfig, selection: ProblemSelection, origin:
     { name: 'test.parquet', contents: verlParquet(toVerlRows(ds.test, 'test')) },
     { name: 'reward.py', contents: readFileSync(REWARD_PY, 'utf8') },
     { name: 'fork_reward.py', contents: readFileSync(FORK_REWARD_PY, 'utf8') },
-    ...plans.map((p) => ({ name: `run_stage${p.number}.sh`, contents: stageScript(cfg, p, info), executable: true })),
-    { name: 'NOTES.md', contents: notesMarkdown(cfg, info) + (warnings.length ? `\n## Warnings\n\n${warnings.map((w) => `- ${w}`).join('\n')}\n` : '') },
+    ...plans.map((p) => ({ name: `run_stage${p.number}.sh`, contents: stageScript(launch, p, info), executable: true })),
+    { name: 'NOTES.md', contents: notesMarkdown(launch, info) + (warnings.length ? `\n## Warnings\n\n${warnings.map((w) => `- ${w}`).join('\n')}\n` : '') },
     { name: 'lab-config.json', contents: JSON.stringify(cfg, null, 2) + '\n' },
   ];
   return { files, info, warnings };

@@ -5,6 +5,7 @@
  */
 import type { RunConfig } from '../rl/config';
 import { LAUNCH_PARAMETERS, planStages, recipeGaps, stageOverrides, VERL_FLAVORS, type Override, type StagePlan, type VerlFlavor } from './mapping';
+import { scaleNotes, scaleOverrides, scaleParameters, targetEntropyLines, type ScaleSpec } from './scale';
 
 /** What the scripts and notes say about the export's origin and data. */
 export interface ExportInfo {
@@ -15,6 +16,14 @@ export interface ExportInfo {
   /** One line: how the training problems were chosen (offline filter applied or not, and why). */
   filter: string;
   rows: { train: number; val: number; test: number };
+  /** --scale: the size, and the lab's own config (the ratios carried over come from it). */
+  scale?: { spec: ScaleSpec; lab: RunConfig };
+}
+
+/** The overrides a stage's script writes: the mapping's, plus the scale's memory layout under --scale. */
+export function scriptOverrides(cfg: RunConfig, plan: StagePlan, flavor: VerlFlavor, info: ExportInfo): Override[] {
+  const o = stageOverrides(cfg, plan, flavor, info.rows.train);
+  return info.scale ? scaleOverrides(o, flavor) : o;
 }
 
 /** Characters a value may hold inside the script's double quotes ($ only as ${NAME}). */
@@ -49,11 +58,14 @@ export function stageScript(cfg: RunConfig, plan: StagePlan, info: ExportInfo): 
     'set -euo pipefail',
     'HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
   ];
+  const scaled = info.scale ? scaleParameters(info.scale.spec, plan.number - 1) : [];
+  for (const p of scaled) lines.push(`: "\${${p.name}:=${p.default}}"`);
   for (const p of LAUNCH_PARAMETERS) {
-    if (p.name === 'RESUME_FROM') continue;
+    if (p.name === 'RESUME_FROM' || scaled.some((q) => q.name === p.name)) continue;
     const def = p.name === 'EXPERIMENT_NAME' ? experimentName(info.name) : (PARAMETER_DEFAULTS[p.name] ?? p.default);
     lines.push(`: "\${${p.name}:=${def}}"`);
   }
+  if (info.scale) lines.push(...targetEntropyLines(info.scale.lab));
   lines.push('export DATA_DIR THINK_PREFILLED # read by fork_reward.py, the fork\'s wiring of reward.py (NOTES.md)');
   const stageDir = `$CKPT_DIR/stage${plan.number}`;
   if (plan.number === 1) {
@@ -77,7 +89,7 @@ export function stageScript(cfg: RunConfig, plan: StagePlan, info: ExportInfo): 
   lines.push('case "$VERL_FLAVOR" in');
   for (const flavor of VERL_FLAVORS) {
     lines.push(`  ${flavor})`, `    MAIN=(${flavor === 'upstream' ? '-m verl.trainer.main_ppo' : '"$DATA_DIR/fork_reward.py"'})`, '    OVERRIDES=(');
-    for (const o of stageOverrides(cfg, plan, flavor, info.rows.train)) lines.push(`      ${quoted(o)}`);
+    for (const o of scriptOverrides(cfg, plan, flavor, info)) lines.push(`      ${quoted(o)}`);
     lines.push('    )', '    ;;');
   }
   lines.push(
@@ -112,6 +124,17 @@ function scaleTable(cfg: RunConfig): string[] {
     '',
     'Longer responses also need PPO_MAX_TOKEN_LEN_PER_GPU of at least prompt + response length.',
   ];
+}
+
+/** The parameters table of NOTES.md: under --scale, stage 1's defaults (the Scale section gives each stage's). */
+function notesParameters(info: ExportInfo): { name: string; default: string; meaning: string }[] {
+  if (!info.scale) return [...LAUNCH_PARAMETERS];
+  const scaled = scaleParameters(info.scale.spec, 0);
+  const extra = [
+    { name: 'START_ENTROPY', default: 'unset', meaning: 'the LLM\'s measured entropy at the start (nats, τ 1): sets TARGET_ENTROPY by the lab\'s ratio (Scale section)' },
+    { name: 'TARGET_ENTROPY', default: 'ratio × START_ENTROPY, else 0.2', meaning: 'adaptive_entropy.target_entropy (the fork)' },
+  ];
+  return [...scaled, ...extra, ...LAUNCH_PARAMETERS.filter((p) => !scaled.some((q) => q.name === p.name))];
 }
 
 export function notesMarkdown(cfg: RunConfig, info: ExportInfo): string {
@@ -151,17 +174,15 @@ export function notesMarkdown(cfg: RunConfig, info: ExportInfo): string {
     '',
     '| variable | default | meaning |',
     '| --- | --- | --- |',
-    ...LAUNCH_PARAMETERS.map((p) => `| \`${p.name}\` | ${p.name === 'EXPERIMENT_NAME' ? `\`${experimentName(info.name)}\`` : p.default.includes(' ') ? p.default : `\`${p.default}\``} | ${p.meaning} |`),
+    ...notesParameters(info).map((p) => `| \`${p.name}\` | ${p.name === 'EXPERIMENT_NAME' ? `\`${experimentName(info.name)}\`` : p.default.includes(' ') && !p.default.startsWith('$') ? p.default : `\`${p.default}\``} | ${p.meaning} |`),
     '',
     'The answer format is the lab\'s: the response opens with `<think>`, and after `</think>` comes the answer alone. The prompts say so;',
     'a chat template that already ends the generation prompt with `<think>` (DeepSeek-R1-Distill) is why THINK_PREFILLED defaults to True',
     '(upstream passes it to reward.py as custom_reward_function.reward_kwargs.think_prefilled).',
     '',
-    '## Values are the lab\'s',
-    '',
-    'The settings are those of a 100K-parameter character model. For an LLM, pass the paper\'s as extra overrides:',
-    '',
-    ...scaleTable(cfg),
+    ...(info.scale
+      ? scaleNotes(info.scale.lab, cfg, info.scale.spec)
+      : ['## Values are the lab\'s', '', 'The settings are those of a 100K-parameter character model. For an LLM, export with `--scale 1.5b|7b|32b`, or pass the paper\'s as extra overrides:', '', ...scaleTable(cfg)]),
     '',
     "## Skywork-OR1's fork: the reward function",
     '',

@@ -22,6 +22,8 @@ const PARAMETER_TYPES: Record<string, string> = {
   NNODES: 'int',
   N_GPUS_PER_NODE: 'int',
   ROLLOUT_TP: 'int',
+  SP: 'int',
+  TARGET_ENTROPY: 'float',
   GPU_MEMORY_UTILIZATION: 'float',
   PPO_MAX_TOKEN_LEN_PER_GPU: 'int',
   MAX_PROMPT_LENGTH: 'int',

@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../../src/rl/config';
 import { baseCheckpointSelection, buildExport } from '../../src/verl/export';
 import { VERL_FLAVORS } from '../../src/verl/mapping';
+import { SCALE_NAMES, type ScaleName } from '../../src/verl/scale';
 import { loadSchema, overrideProblems, scriptOverrides, scriptProblems, valueType } from './schema-check';
 
-function scripts(cfg: RunConfig, name: string): { name: string; text: string }[] {
-  const { files } = buildExport(cfg, baseCheckpointSelection(cfg, null, 'not needed here'), { name, source: 'test' });
+function scripts(cfg: RunConfig, name: string, scale?: ScaleName): { name: string; text: string }[] {
+  const { files } = buildExport(cfg, baseCheckpointSelection(cfg, null, 'not needed here'), { name, source: 'test' }, scale);
   return files.filter((f) => /^run_stage\d+\.sh$/.test(f.name)).map((f) => ({ name: f.name, text: f.contents as string }));
 }
 
@@ -39,6 +40,31 @@ describe('every override of every generated script fits verl (both flavours)', (
       }
     });
   }
+});
+
+describe('--scale 1.5b, 7b, 32b: every override of every stage fits verl (both flavours)', () => {
+  const cfgs: [string, RunConfig][] = [
+    ['magic', getPreset('magic')],
+    ['no-rejection, constant entropy, KL in stage 2', validateRunConfig({ rejection: { mode: 'off' }, loss: { entropy: { mode: 'constant' } }, stages: [{ maxResponseLength: 24, steps: 10 }, { maxResponseLength: 40, steps: 10, klBeta: 1e-3 }] })],
+  ];
+  for (const scale of SCALE_NAMES) {
+    for (const [name, cfg] of cfgs) {
+      it(`${scale}: ${name}`, () => {
+        const all = scripts(cfg, name, scale);
+        expect(all.map((s) => s.name)).toEqual(['run_stage1.sh', 'run_stage2.sh', 'run_stage3.sh']);
+        for (const s of all) {
+          for (const f of VERL_FLAVORS) expect(scriptOverrides(s.text, f).some((o) => o.key === 'actor_rollout_ref.actor.ulysses_sequence_parallel_size'), `${s.name} ${f}`).toBe(true);
+          expect(scriptProblems(s.text, VERL_FLAVORS), s.name).toEqual([]);
+        }
+      });
+    }
+  }
+  it('fails on a scale key that upstream lacks', () => {
+    const text = scripts(getPreset('magic'), 'magic', '7b')[0].text;
+    const moved = text.replace('"actor_rollout_ref.actor.fsdp_config.param_offload=True"', '"actor_rollout_ref.actor.fsdp_config.grad_offload=True"');
+    expect(moved).not.toBe(text);
+    expect(scriptProblems(moved, ['upstream'])).toEqual(["upstream: actor_rollout_ref.actor.fsdp_config.grad_offload: not in volcengine/verl@f9c855f's composed config"]);
+  });
 });
 
 describe('the check can fail', () => {

@@ -5,7 +5,7 @@
  * runs them, and the CLI's usage error.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -197,6 +197,28 @@ describe('export-verl --scale on the command line', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/scale 7b: deepseek-ai\/DeepSeek-R1-Distill-Qwen-7B, 3 stages/);
     expect(readFileSync(join(out, 'run_stage3.sh'), 'utf8')).toContain('"data.max_response_length=32768"');
+  });
+
+  it('--scale 32b stage 3 as bash runs it: the per-size defaults reach verl, environment wins', async () => {
+    const out = join(dir, 'thirty-two');
+    expect((await run('--preset', 'magic-tiny', '--scale', '32b', '--out', out)).code).toBe(0);
+    // A stand-in python3 that records its arguments, one a line.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'python3'), '#!/usr/bin/env bash\nprintf \'%s\\n\' "$@" > "$ARGV_FILE"\n');
+    chmodSync(join(bin, 'python3'), 0o755);
+    const resume = join(dir, 'stage2-end');
+    mkdirSync(resume, { recursive: true });
+    const argvFile = join(dir, 'argv');
+    const argv = (env: Record<string, string>) => {
+      execFileSync('bash', [join(out, 'run_stage3.sh')], { env: { PATH: `${bin}:${process.env.PATH}`, ARGV_FILE: argvFile, RESUME_FROM: resume, ...env } });
+      return readFileSync(argvFile, 'utf8').split('\n');
+    };
+    const up = argv({});
+    // (32768 + 2048 + 1000) / 2 = 17908 tokens; 2 nodes, TP 2, SP 2 at 32K.
+    for (const a of ['actor_rollout_ref.actor.ppo_max_token_len_per_gpu=17908', 'trainer.nnodes=2', 'trainer.n_gpus_per_node=8', 'actor_rollout_ref.rollout.tensor_model_parallel_size=2', 'actor_rollout_ref.actor.ulysses_sequence_parallel_size=2', "actor_rollout_ref.model.path='deepseek-ai/DeepSeek-R1-Distill-Qwen-32B'", 'data.max_prompt_length=2048']) expect(up).toContain(a);
+    const fork = argv({ VERL_FLAVOR: 'skywork-or1', NNODES: '4', SP: '4', START_ENTROPY: '0.9', MODEL_PATH: '/models/r1-32b' });
+    for (const a of ['actor_rollout_ref.actor.ppo_max_token_len_per_gpu=8954', 'trainer.nnodes=4', 'actor_rollout_ref.actor.adaptive_entropy.target_entropy=0.4', "actor_rollout_ref.model.path='/models/r1-32b'"]) expect(fork).toContain(a);
   });
 
   it('an unknown scale: exit 2, one line naming the flag and the choices, nothing written', async () => {

@@ -30,7 +30,7 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu
   magic-lab sweep … --shard I/N --out DIR_I, then sweep merge DIR_1 … DIR_N --out DIR   one sweep over N machines
   magic-lab ablate FINDING [--seeds N] [--steps N] | --list | --replication   one paper finding → reports/FINDING/report.md
   magic-lab compare --a DIR --b DIR [--out F.md]   two sweeps paired by seed (e.g. backends): B − A with 95% CIs
-  magic-lab export-verl (--run DIR | --preset NAME [--config F]) --out DIR   the recipe and its problems as a verl launch (parquet, reward.py, run_stageK.sh)
+  magic-lab export-verl (--run DIR | --preset NAME [--config F]) [--scale 1.5b|7b|32b] --out DIR   the recipe and its problems as a verl launch (parquet, reward.py, run_stageK.sh)
   magic-lab import-verl LOG [LOG…] --out RUNFILE   a verl run's console log / W&B or TensorBoard CSV / JSONL → a run file the page imports
 
 Run 'magic-lab <command> --help' for a command's flags.`;

@@ -3,6 +3,12 @@ import { defineConfig } from '@playwright/test';
 // The system Chromium (Debian package) with WebGPU on SwiftShader; no browser download.
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
+// Ports can be moved (PW_PREVIEW_PORT, PW_DEV_PORT) so two checkouts can run their specs side by side.
+const PREVIEW_PORT = Number(process.env.PW_PREVIEW_PORT ?? 4173);
+const DEV_PORT = Number(process.env.PW_DEV_PORT ?? 5173);
+export const PREVIEW_URL = `http://127.0.0.1:${PREVIEW_PORT}/`;
+export const DEV_URL = `http://127.0.0.1:${DEV_PORT}/`;
+
 export default defineConfig({
   testDir: 'e2e',
   timeout: 180_000,
@@ -12,12 +18,12 @@ export default defineConfig({
   snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
   expect: { toHaveScreenshot: { maxDiffPixelRatio: 0.0005, animations: 'disabled', caret: 'hide' } },
   use: {
-    baseURL: 'http://127.0.0.1:4173/',
+    baseURL: PREVIEW_URL,
     launchOptions: { executablePath: '/usr/bin/chromium', args: ['--enable-unsafe-webgpu', ...CHROMIUM_ARGS] },
   },
   webServer: [
-    { command: 'npx vite preview --host 127.0.0.1 --port 4173 --strictPort', url: 'http://127.0.0.1:4173/', reuseExistingServer: false },
+    { command: `npx vite preview --host 127.0.0.1 --port ${PREVIEW_PORT} --strictPort`, url: PREVIEW_URL, reuseExistingServer: false },
     // The README's start command (the dev server, React in StrictMode) for e2e/start.spec.ts.
-    { command: 'npm start -- --strictPort', url: 'http://127.0.0.1:5173/', reuseExistingServer: false },
+    { command: DEV_PORT === 5173 ? 'npm start -- --strictPort' : `npx vite --host 127.0.0.1 --port ${DEV_PORT} --strictPort`, url: DEV_URL, reuseExistingServer: false },
   ],
 });

@@ -52,7 +52,7 @@ async function ownBrowser() {
   // magic-tiny on WebGPU (SwiftShader here) with stages of 4 and 36 steps and no periodic
   // checkpoint: the one checkpoint before the end is the stage boundary's, at step 4.
   const stages = encodeURIComponent(JSON.stringify([{ maxResponseLength: 16, steps: 4 }, { maxResponseLength: 24, steps: 36 }]));
-  await openLab(page, `http://127.0.0.1:4173/?preset=magic-tiny&stages=${stages}&checkpoint.everySteps=0&backend=webgpu`);
+  await openLab(page, `/?preset=magic-tiny&stages=${stages}&checkpoint.everySteps=0&backend=webgpu`);
   await expect(page.getByTestId('adapter')).toHaveAttribute('data-backend', 'webgpu', { timeout: 60_000 });
   return {
     page,

@@ -30,7 +30,7 @@ test('without WebGPU the page trains on the CPU engine and says so', async () =>
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage();
-    await page.goto('http://127.0.0.1:4173/?preset=magic-tiny');
+    await page.goto('/?preset=magic-tiny');
     await expect(page.getByTestId('adapter-name')).toContainText('CPU engine', { timeout: 60_000 });
     await expect(page.getByTestId('engine-note')).toContainText(/No WebGPU here/);
     await page.getByTestId('step').click();
@@ -44,7 +44,7 @@ test('a link that asks for WebGPU where there is none says what is missing and w
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage();
-    await page.goto('http://127.0.0.1:4173/?backend=webgpu');
+    await page.goto('/?backend=webgpu');
     const box = page.getByTestId('no-webgpu');
     await expect(box).toBeVisible({ timeout: 60_000 });
     await expect(box).toContainText('WebGPU is not available');

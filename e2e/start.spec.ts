@@ -1,9 +1,10 @@
 import { expect, test } from '@playwright/test';
 import { openLab, waitForState } from './helpers';
+import { DEV_URL } from '../playwright.config';
 
 // What a new user gets from the README's start command: the dev server, where React runs in
 // StrictMode (effects mount, unmount and mount again). The other specs use the built app.
-test.use({ baseURL: 'http://127.0.0.1:5173/' });
+test.use({ baseURL: DEV_URL });
 
 test('npm start: the page gets the device, Play trains, the charts draw', async ({ page }) => {
   const errors: string[] = [];

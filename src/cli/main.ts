@@ -17,6 +17,9 @@ import { ablate, ABLATE_FLAGS } from './ablate';
 import { compare, COMPARE_FLAGS } from './compare';
 import { importVerl, IMPORT_VERL_FLAGS } from './import-verl';
 import { exportVerl, EXPORT_VERL_FLAGS } from './export-verl';
+import { RunLockError } from '../run/dir-lock';
+import { FileReadError } from '../run/read-file';
+import { userFault } from './user-fault';
 
 const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu|wasm: WebGPU through Dawn, or the WebAssembly SIMD CPU engine)
 
@@ -94,8 +97,15 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
     }
   } catch (e) {
     // A file the user named that cannot be used is a usage error too: one line, exit 2.
-    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckpointError) {
-      err(`magic-lab ${command}: ${e.message}`);
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckpointError || e instanceof RunLockError || e instanceof FileReadError) {
+      err(`magic-lab ${command}: ${oneLine(e.message)}`);
+      return 2;
+    }
+    // A file system that refuses (read-only, full, a file where a directory belongs, a closed pipe)
+    // or an engine out of memory: the user's to fix, one line, exit 2. Anything else is ours: exit 1.
+    const fault = userFault(e);
+    if (fault !== null) {
+      err(`magic-lab ${command}: ${fault}`);
       return 2;
     }
     if (e instanceof RunFailure) {
@@ -106,3 +116,5 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
     return 1;
   }
 }
+
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ');

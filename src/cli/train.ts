@@ -4,7 +4,7 @@
  * DIR/checkpoint.mlck (the latest full run state). All flags and the config are validated
  * before anything is written.
  */
-import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint, NonFiniteWeightsError } from '../model/checkpoint';
@@ -20,6 +20,9 @@ import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from '
 import { readJsonFile } from './sft';
 import type { TrainRunOptions } from '../run/train-options';
 import { checkRunFits } from './resources';
+import { lockRunDir, tempPathFor } from '../run/dir-lock';
+import { readCheckpointFile } from '../run/read-file';
+import { checkResumeIdentity } from './run-identity';
 
 
 /**
@@ -78,9 +81,9 @@ function checkOutDir(dir: string, flag: string): void {
   }
 }
 
-/** Replaces `file` whole (temp file + rename): a failed write leaves the old contents. */
+/** Replaces `file` whole (temp file + rename): a failed write leaves the old contents. The temp file is this process's own. */
 function replaceFile(file: string, text: string | Uint8Array): void {
-  const tmp = `${file}.tmp`;
+  const tmp = tempPathFor(file);
   writing(file, () => {
     try {
       writeFileSync(tmp, text);
@@ -198,8 +201,35 @@ export async function train(argv: string[], log: (s: string) => void = console.l
   await runTraining(trainOptionsFromFlags(argv), log, hooks);
 }
 
-/** One training run from typed options (the CLI's train and the sweep runner both call it). */
+/**
+ * One training run from typed options (the CLI's train and the sweep runner both call it). The run
+ * directory is locked (src/run/dir-lock.ts) before anything in it is read for writing, and
+ * released when the run returns or fails: one writer per run.
+ */
 export async function runTraining(o: TrainRunOptions, log: (s: string) => void = console.log, hooks: TrainHooks = {}): Promise<void> {
+  const releases: (() => void)[] = [];
+  try {
+    await runLocked(o, log, hooks, (dir, made) =>
+      releases.push(
+        lockRunDir(dir, log),
+        // A directory this call made and a refusal left empty goes again: a refused run writes nothing.
+        () => made && tryRemoveEmptyDir(dir),
+      ),
+    );
+  } finally {
+    for (const release of releases) release();
+  }
+}
+
+function tryRemoveEmptyDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty (the run wrote to it) or already gone
+  }
+}
+
+async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: TrainHooks, lock: (dir: string, made?: boolean) => void): Promise<void> {
   const backendChoice = o.backend ?? parseBackendChoice(undefined);
   let config: RunConfig;
   let checkpoint: Uint8Array | undefined;
@@ -209,13 +239,16 @@ export async function runTraining(o: TrainRunOptions, log: (s: string) => void =
   if (o.kind === 'resume') {
     const file = join(o.dir, 'checkpoint.mlck');
     if (!existsSync(file)) throw new UsageError(`--resume: ${file} does not exist`);
-    checkpoint = new Uint8Array(readFileSync(file));
+    checkOutDir(o.dir, '--resume');
+    lock(o.dir);
+    checkpoint = readCheckpointFile(file, '--resume');
     checkpointName = file;
     const ck = decodeCheckpoint(checkpoint, file);
     if (ck.meta.kind !== 'magic-lab-run') throw new UsageError(`--resume: ${file} is not a run checkpoint`);
     config = runCheckpointConfig(ck, file); // a bad meta.config: one line naming the file and the field
+    // Another run's checkpoint (seed, model, config) or a step past the schedule: refused before the journals are touched.
+    checkResumeIdentity(o.dir, file, config, (ck.meta.state as { step?: number } | undefined)?.step);
     out = o.dir;
-    checkOutDir(out, '--resume');
   } else {
     const presetName = o.preset ?? 'magic';
     let preset: RunConfig;
@@ -235,7 +268,7 @@ export async function runTraining(o: TrainRunOptions, log: (s: string) => void =
     const base = o.base;
     const baseFile = base ?? DEFAULT_BASE;
     if (existsSync(baseFile)) {
-      const bytes = new Uint8Array(readFileSync(baseFile));
+      const bytes = readCheckpointFile(baseFile, '--base');
       const c = decodeCheckpoint(bytes, baseFile);
       // A run checkpoint would bring its own config, seed and step along: that is --resume, not a base.
       if (c.meta.kind === 'magic-lab-run') throw new UsageError(`--base: ${baseFile} is a run checkpoint (step ${(c.meta.state as { step?: unknown } | undefined)?.step ?? '?'}); continue that run with --resume DIR, or give base weights`);
@@ -249,6 +282,10 @@ export async function runTraining(o: TrainRunOptions, log: (s: string) => void =
     }
     out = o.out ?? join('runs', `${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     checkOutDir(out, o.out === undefined ? 'the run directory' : '--out');
+    // Locked before the checks below: of two runs started on one --out, the second is refused here.
+    const made = !existsSync(out);
+    writing(out, () => mkdirSync(out, { recursive: true }));
+    lock(out, made);
     if (existsSync(join(out, 'checkpoint.mlck'))) throw new UsageError(`--out: ${out} already holds a run; use --resume ${out} to continue it`);
     // Records without a checkpoint: a run that stopped before its first one. Never overwrite them silently.
     for (const f of ['metrics.jsonl', 'samples.jsonl']) {

@@ -1,0 +1,82 @@
+/**
+ * Bounded reads of the files a user names: the file is stat'ed first, so a directory, a device
+ * (/dev/zero), a FIFO or a file too large for its format is one message naming it before a byte
+ * is read into memory. Errors are FileReadError (the CLI maps them to exit 2, one line).
+ */
+import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+
+export class FileReadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FileReadError';
+  }
+}
+
+const GIB = 1024 ** 3;
+/** A checkpoint of 2 GiB or more cannot be read back (src/rl/resources.ts refuses a run that would write one). */
+export const MAX_CHECKPOINT_BYTES = 2 * GIB - 1;
+/** A checkpoint header (model, tensor table, run state) far beyond any run's. */
+export const MAX_CHECKPOINT_HEADER_BYTES = 256 * 1024 ** 2;
+
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isFIFO()) return 'a pipe';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/** Stats `file` and checks it is a regular file of at most `maxBytes`; returns its size. */
+export function checkRegularFile(file: string, flag: string, maxBytes: number): number {
+  let st: Stats;
+  try {
+    st = statSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new FileReadError(`${flag}: ${file} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? (e as Error).message})`}`);
+  }
+  if (!st.isFile()) throw new FileReadError(`${flag}: ${file} is ${kindOf(st)}, not a file`);
+  if (st.size > maxBytes) throw new FileReadError(`${flag}: ${file} is ${st.size} bytes, more than this format allows (${maxBytes})`);
+  return st.size;
+}
+
+/** The whole of a regular file of at most `maxBytes` (see checkRegularFile). */
+export function readBoundedFile(file: string, flag: string, maxBytes: number): Uint8Array {
+  const size = checkRegularFile(file, flag, maxBytes);
+  const fd = openSync(file, 'r');
+  try {
+    const out = new Uint8Array(size);
+    let at = 0;
+    while (at < size) {
+      const n = readSync(fd, out, at, size - at, null);
+      if (n === 0) break;
+      at += n;
+    }
+    // A file that shrank while read is cut short: the checksum check names it truncated.
+    return at === size ? out : out.subarray(0, at);
+  } catch (e) {
+    throw new FileReadError(`${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A checkpoint file: a regular file under 2 GiB whose prefix's header length is within the
+ * header limit, read whole only then (its checksum and contents are checked by decodeCheckpoint).
+ */
+export function readCheckpointFile(file: string, flag: string): Uint8Array {
+  checkRegularFile(file, flag, MAX_CHECKPOINT_BYTES);
+  const fd = openSync(file, 'r');
+  try {
+    const head = new Uint8Array(16);
+    const n = readSync(fd, head, 0, 16, 0);
+    if (n === 16) {
+      const hlen = new DataView(head.buffer).getUint32(12, true);
+      if (hlen > MAX_CHECKPOINT_HEADER_BYTES) throw new FileReadError(`${flag}: checkpoint ${file}: header length ${hlen} is over the limit (${MAX_CHECKPOINT_HEADER_BYTES} bytes): not a checkpoint this lab wrote`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return readBoundedFile(file, flag, MAX_CHECKPOINT_BYTES);
+}

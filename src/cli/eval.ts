@@ -1,5 +1,6 @@
 /** `magic-lab eval --checkpoint FILE --k 8`: held-out avg@k / pass@k / maj@k of a checkpoint. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readCheckpointFile } from '../run/read-file';
 import { ConfigError } from '../model/config';
 import { buildRunDataset, getPreset, longestResponseLength, validateRunConfig, type RunConfig } from '../rl/config';
 import { batchSeed, evaluatePolicy } from '../rl/rollout';
@@ -27,8 +28,9 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
   if (!flags.checkpoint) throw new UsageError('eval: --checkpoint FILE is required');
   const file = String(flags.checkpoint);
   if (!existsSync(file)) throw new UsageError(`--checkpoint: ${file} does not exist`);
-  // The whole file is checked, a run checkpoint's config and state too: an inconsistent file is refused here as by train.
-  const { contents: ck, meta } = loadCheckpoint(new Uint8Array(readFileSync(file)), file);
+  // Stat'ed first (a directory or /dev/zero is one line, nothing read); then the whole file is
+  // checked, a run checkpoint's config and state too: an inconsistent file is refused here as by train.
+  const { contents: ck, meta } = loadCheckpoint(readCheckpointFile(file, '--checkpoint'), file);
   let cfg: RunConfig;
   try {
     cfg = meta.kind === 'run' ? meta.config : validateRunConfig({ model: ck.model }, getPreset(String(flags.preset ?? 'magic')));

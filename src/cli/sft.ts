@@ -6,6 +6,8 @@ import { DivergenceError } from '../rl/divergence';
 import { runSft, validateSftConfig, type SftConfig } from '../rl/sft';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
+import { acquireLock } from '../run/dir-lock';
+import { readCheckpointFile } from '../run/read-file';
 
 export const SFT_FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string', help: 'JSON file with SftConfig fields (see src/rl/sft.ts)' },
@@ -51,13 +53,21 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
   }
   const out = String(flags.out ?? 'public/checkpoints/base.mlck');
   let resume: Uint8Array | undefined;
+  let unlock = () => {};
   if (flags.resume) {
-    try {
-      resume = new Uint8Array(readFileSync(String(flags.resume)));
-    } catch (e) {
-      throw new UsageError(`--resume: cannot read ${flags.resume} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-    }
+    resume = readCheckpointFile(String(flags.resume), '--resume');
+    // One writer per warm start: a second `sft --resume` onto the same output is refused (exit 2).
+    mkdirSync(dirname(out), { recursive: true });
+    unlock = acquireLock(`${out}.lock`, `sft output ${out}`, log);
   }
+  try {
+    await runSftTo(cfg, out, flags, resume, log);
+  } finally {
+    unlock();
+  }
+}
+
+async function runSftTo(cfg: SftConfig, out: string, flags: Record<string, unknown>, resume: Uint8Array | undefined, log: (s: string) => void): Promise<void> {
   const backend = await acquireBackend(parseBackendChoice(flags.backend), { threads: flags.threads as number | undefined });
   try {
     log(`sft on ${backend.description}: ${cfg.steps} steps × ${cfg.batch} traces (wrong-step ${cfg.style.wrongStepRate}, verbose ${cfg.style.verboseRate})`);

@@ -33,6 +33,7 @@
  * (run config, step, stage, controller state, filters, data cursor) or for a base checkpoint.
  */
 import { ConfigError, layoutParams, validateModelConfig, type ModelConfig } from './config';
+import { jsonDepth, MAX_JSON_DEPTH } from '../util/json-depth';
 
 export const CHECKPOINT_MAGIC = 'MAGICLAB';
 /** The version this build writes. */
@@ -274,6 +275,8 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
   } catch (e) {
     throw fail(`header is not valid JSON (${(e as Error).message})`);
   }
+  // Checked before any recursive walk (validators, JSON.stringify) could overflow the stack.
+  if (jsonDepth(parsed, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw fail(`header JSON nests deeper than ${MAX_JSON_DEPTH} levels: not a header this lab wrote`);
   if (!isPlainObject(parsed)) throw fail('header must be a JSON object');
   const header = parsed as Partial<CheckpointHeader> & Record<string, unknown>;
   if (header.format !== 'magic-lab-checkpoint') throw fail(`header.format is ${JSON.stringify(header.format)}, expected "magic-lab-checkpoint"`);

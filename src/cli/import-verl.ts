@@ -7,7 +7,7 @@
  * summary and the import rules applied go to stdout. A file that cannot be read or holds nothing
  * usable is a usage error (exit 2, one line naming the file).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { validateRunConfig } from '../rl/config';
 import { importRunFiles, parseRunFile, RunFileError, runToJsonl } from '../io/runfile';
@@ -43,6 +43,21 @@ function splitArgs(argv: string[]): { files: string[]; flags: string[] } {
   return { files, flags };
 }
 
+/** Logs are read whole (the page's reader takes text): at most what one V8 string holds. */
+const MAX_LOG_BYTES = 512 * 1024 ** 2;
+
+/** Whether two paths name one file: equal realpaths, or one device and inode (hard links). */
+function sameFile(a: string, b: string): boolean {
+  try {
+    if (realpathSync(a) === realpathSync(b)) return true;
+    const sa = statSync(a);
+    const sb = statSync(b);
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    return false; // one of them does not exist (yet): not the same file
+  }
+}
+
 const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
 export async function importVerl(argv: string[], log: (s: string) => void, err: (s: string) => void): Promise<void> {
@@ -52,6 +67,9 @@ export async function importVerl(argv: string[], log: (s: string) => void, err: 
   const out = flags.out as string | undefined;
   if (!out) throw new UsageError('--out RUNFILE is required (the run file to write)');
   if (files.includes(out)) throw new UsageError(`--out ${out}: is also an input; write the run file elsewhere`);
+  // The same file under another name (./w.csv vs /abs/w.csv, a symlink, a hard link): by realpath and inode.
+  const same = files.find((f) => sameFile(f, out));
+  if (same !== undefined) throw new UsageError(`--out ${out}: is the same file as the input ${same}; write the run file elsewhere`);
 
   let config;
   if (flags.config !== undefined) {
@@ -71,8 +89,13 @@ export async function importVerl(argv: string[], log: (s: string) => void, err: 
 
   const inputs = files.map((name) => {
     try {
+      // Stat'ed first: a device or directory is refused; a file over V8's string limit is one line, not a RangeError.
+      const st = statSync(name);
+      if (!st.isFile()) throw new UsageError(`${name}: is ${st.isDirectory() ? 'a directory' : 'a device, pipe or socket'}, not a log file`);
+      if (st.size > MAX_LOG_BYTES) throw new UsageError(`${name}: is ${st.size} bytes; import-verl reads logs up to ${MAX_LOG_BYTES} bytes (split it by step range)`);
       return { name, text: readFileSync(name, 'utf8') };
     } catch (e) {
+      if (e instanceof UsageError) throw e;
       throw new UsageError(`${name}: cannot read (${errCode(e)})`);
     }
   });

@@ -222,7 +222,9 @@ export function importVerlRun(files: readonly VerlInputFile[], opts: VerlImportO
   const steps: StepRecord[] = [];
   const evals: EvalRecord[] = [];
   const hasRuntime = accs.some((a) => a.runtimeS !== undefined);
-  const wall0 = Math.min(...accs.map((a) => a.wallS ?? Infinity));
+  // A loop, not Math.min(...rows): spreading ~125k rows overflows the call stack.
+  let wall0 = Infinity;
+  for (const a of accs) if (a.wallS !== undefined && !(a.wallS >= wall0)) wall0 = a.wallS; // NaN sticks, as in Math.min
   let clock = 0;
   for (const a of accs) {
     if (a.train.size) {

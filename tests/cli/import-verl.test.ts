@@ -1,7 +1,7 @@
 /** `magic-lab import-verl`: a cluster run's log → a run file the page imports; exit codes and one-line errors. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { cliRunner } from './harness';
 import { main } from '../../src/cli/main';
@@ -104,5 +104,43 @@ describe('magic-lab import-verl', () => {
       vi.doUnmock('../../src/verl/import');
       vi.resetModules();
     }
+  });
+});
+
+describe('import-verl guards (issue #27)', () => {
+  const d = mkdtempSync(join(tmpdir(), 'magic-import-guards-'));
+
+  it('--out naming an input by another path (relative vs absolute, symlink, hard link) is refused and the input kept', async () => {
+    const input = join(d, 'w.csv');
+    copyFileSync(join(FIX, 'wandb.csv'), input);
+    const before = readFileSync(input, 'utf8');
+    symlinkSync(input, join(d, 'link.csv'));
+    linkSync(input, join(d, 'hard.csv'));
+    const rel = relative(process.cwd(), input);
+    for (const out of [input, join(d, 'link.csv'), join(d, 'hard.csv'), join(d, '.', 'w.csv')]) {
+      const r = await run('import-verl', rel, '--out', out);
+      expect(r.code, out).toBe(2);
+      expect(r.errLines).toHaveLength(1);
+      expect(r.err).toMatch(/is the same file as the input|is also an input/);
+    }
+    expect(readFileSync(input, 'utf8')).toBe(before);
+  });
+
+  it('a directory or a device as a log: one line', async () => {
+    for (const [f, what] of [[d, 'a directory'], ['/dev/zero', 'a device, pipe or socket']]) {
+      const r = await run('import-verl', f, '--out', join(d, 'x.jsonl'));
+      expect(r.code).toBe(2);
+      expect(r.errLines).toEqual([`magic-lab import-verl: ${f}: is ${what}, not a log file`]);
+    }
+  });
+
+  it('a CSV of 130,000 steps imports (Math.min over spread rows used to overflow the stack)', async () => {
+    const f = join(d, 'long-run.csv');
+    const rows = ['Wall time,Step,Value'];
+    for (let i = 1; i <= 130_000; i++) rows.push(`${1717236000 + i},${i},${(i % 97) / 100}`);
+    writeFileSync(f, rows.join('\n') + '\n');
+    const r = await run('import-verl', f, '--out', join(d, 'long-run.jsonl'), '--tag', 'actor/entropy');
+    expect(r.code, r.err.slice(0, 300)).toBe(0);
+    expect(r.out).toMatch(/130000 steps/);
   });
 });

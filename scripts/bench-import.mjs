@@ -1,0 +1,54 @@
+// `npm run bench:import [-- --rows N]`: time and peak RSS of `magic-lab import-verl` on a generated
+// TensorBoard-style CSV of N steps (default 1,000,000). The CSV is written first (streamed, in
+// this process); the import runs in a child process so its peak RSS is its own (resourceUsage().maxRSS).
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const arg = (name, d) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : d;
+};
+
+if (process.argv.includes('--child')) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { main } = await import('../src/cli/main.ts');
+  const t0 = performance.now();
+  const code = await main(['import-verl', arg('file'), '--out', arg('out'), '--tag', 'actor/entropy'], () => {}, (s) => process.stderr.write(s.slice(0, 300) + '\n'));
+  const s = (performance.now() - t0) / 1000;
+  process.stdout.write(JSON.stringify({ code, seconds: s, peakRssMiB: process.resourceUsage().maxRSS / 1024 }) + '\n');
+  process.exit(0);
+}
+
+const rows = Number(arg('rows', '1000000'));
+const dir = mkdtempSync(join(tmpdir(), 'magic-bench-import-'));
+const file = join(dir, `run-bench-tag-actor_entropy.csv`);
+await new Promise((resolve, reject) => {
+  const w = createWriteStream(file);
+  w.on('error', reject);
+  let i = 1;
+  const more = () => {
+    let ok = true;
+    if (i === 1) ok = w.write('Wall time,Step,Value\n');
+    while (i <= rows && ok) {
+      let chunk = '';
+      for (let j = 0; j < 10000 && i <= rows; j++, i++) chunk += `${1717236000 + i * 35.2},${i},${((i % 997) / 1000).toFixed(3)}\n`;
+      ok = w.write(chunk);
+    }
+    if (i > rows) w.end(resolve);
+    else w.once('drain', more);
+  };
+  more();
+});
+const bytes = statSync(file).size;
+const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--child', '--file', file, '--out', join(dir, 'out.jsonl')], { encoding: 'utf8' });
+if (r.status !== 0) {
+  process.stderr.write(r.stderr);
+  process.exit(1);
+}
+const res = JSON.parse(r.stdout.trim().split('\n').pop());
+const outBytes = statSync(join(dir, 'out.jsonl')).size;
+console.log(`import-verl: ${rows} CSV rows (${(bytes / 2 ** 20).toFixed(1)} MiB) → ${(outBytes / 2 ** 20).toFixed(1)} MiB run file: exit ${res.code}, ${res.seconds.toFixed(1)} s, peak RSS ${res.peakRssMiB.toFixed(0)} MiB`);
+rmSync(dir, { recursive: true, force: true });

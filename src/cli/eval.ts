@@ -1,6 +1,7 @@
 /** `magic-lab eval --checkpoint FILE --k 8`: held-out avg@k / pass@k / maj@k of a checkpoint. */
 import { existsSync } from 'node:fs';
 import { readCheckpointFile } from '../run/read-file';
+import { MAX_TEMPERATURE, MIN_TEMPERATURE } from '../rl/config/rules';
 import { ConfigError } from '../model/config';
 import { buildRunDataset, getPreset, longestResponseLength, validateRunConfig, type RunConfig } from '../rl/config';
 import { batchSeed, evaluatePolicy } from '../rl/rollout';
@@ -39,7 +40,7 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
     throw new UsageError(`--preset: ${(e as Error).message}`);
   }
   const temps = flags.temperatures === undefined ? cfg.eval.temperatures : String(flags.temperatures).split(',').map(Number);
-  if (temps.some((t) => !(t > 0) || !Number.isFinite(t))) throw new UsageError(`--temperatures: expected positive numbers, got ${JSON.stringify(flags.temperatures)}`);
+  if (temps.some((t) => !(t >= MIN_TEMPERATURE && t <= MAX_TEMPERATURE))) throw new UsageError(`--temperatures: expected numbers in [${MIN_TEMPERATURE}, ${MAX_TEMPERATURE}] (the range where sampling stays finite), got ${JSON.stringify(flags.temperatures)}`);
   const k = (flags.k as number | undefined) ?? 8;
   const problemsN = (flags.problems as number | undefined) ?? cfg.eval.testProblems;
   if (problemsN > cfg.data.testSize) throw new UsageError(`--problems: the test set has ${cfg.data.testSize} problems, asked for ${problemsN}`);

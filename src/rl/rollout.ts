@@ -7,6 +7,7 @@ import type { PolicyEngine } from '../model/engine';
 import { decode, encodePrompt, EOS_ID, FAMILIES, PAD_ID, splitResponse, type Problem } from '../tasks';
 import { hash32 } from '../util/rng';
 import { evalMetrics, type EvalSample } from './metrics';
+import { checkFiniteSamples } from './divergence';
 import type { PhaseTimer } from './phase-timer';
 
 export interface Rollout {
@@ -77,6 +78,8 @@ export async function rollout(
     else score();
     o.onBatch?.(out.length, prompts.length);
   }
+  // A forward pass that overflowed (finite weights can do it) stops here, before any reward, advantage or metric uses it.
+  checkFiniteSamples(out);
   return out;
 }
 

@@ -28,7 +28,7 @@ import { planMiniBatches } from './minibatch';
 import { inspectedGroups, type StepInspection, type StepInspector } from './inspect';
 import { lrFactor } from './lr-schedule';
 import { groupSignals, planRejection } from './rejection';
-import { DivergenceError, nonfiniteQuantity } from './divergence';
+import { DivergenceError, guardForward, nonfiniteQuantity } from './divergence';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
 import { offlineFilterKey, rolloutBatchSize, sampleOfflineCorrect, storedOfflineCorrect, weightsChecksum } from './offline-sampling';
 import { loadCheckpoint } from './run-checkpoint';
@@ -269,7 +269,9 @@ export class MagicTrainer {
     for (let round = 1; ; round++) {
       const prompts = this.nextPrompts(want);
       const o = { batch: this.rolloutBatch(), maxResponseLength: stage.maxResponseLength, temperature: stage.temperature, topP: cfg.rollout.topP, timer };
-      const rolls = await rollout(this.policy, this.data.train, prompts.flatMap((p) => new Array<number>(G).fill(p)), { ...o, seed: batchSeed(cfg.seed, STREAM.rollout, step, round) });
+      const rolls = await guardForward(step, 'rollout', (d) => (this.diverged = d), () =>
+        rollout(this.policy, this.data.train, prompts.flatMap((p) => new Array<number>(G).fill(p)), { ...o, seed: batchSeed(cfg.seed, STREAM.rollout, step, round) }),
+      );
       prompts.forEach((p, i) => groups.push({ prompt: p, rolls: rolls.slice(i * G, (i + 1) * G) }));
       const all = groups.flatMap((g) => g.rolls);
       const signals = timer.timeSync('adv', () => groupSignals(all.map((r) => r.reward), G, all.map((r) => r.truncated), { normalizeStd: cfg.loss.advantageStd, truncation: cfg.truncation.mode }));
@@ -416,14 +418,14 @@ export class MagicTrainer {
   async evaluate(): Promise<EvalRecord> {
     const ev = this.cfg.eval;
     const problems: Problem[] = this.data.test.slice(0, ev.testProblems);
-    const rec = await evaluatePolicy(this.policy, problems, {
+    const rec = await guardForward(this.state.step, 'evaluation', (d) => (this.diverged = d), () => evaluatePolicy(this.policy, problems, {
       k: ev.k,
       temperatures: ev.temperatures,
       maxResponseLength: this.maxResponseLengthOverall(),
       topP: this.cfg.rollout.topP,
       batch: this.rolloutBatch(),
       seed: batchSeed(this.cfg.seed, STREAM.eval, this.state.step),
-    });
+    }));
     return { step: this.state.step, ...rec } as EvalRecord;
   }
 

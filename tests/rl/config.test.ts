@@ -112,7 +112,7 @@ describe('validateRunConfig', () => {
     ['fractional seed', { seed: 1.5 }, 'seed', /integer/],
     ['no eval temperatures', { eval: { temperatures: [] } }, 'eval.temperatures', /non-empty/],
     ['more test problems than the test set', { eval: { testProblems: 1000 } }, 'eval.testProblems', /\[1, 256\], got 1000/],
-    ['zero rollout temperature', { rollout: { temperature: 0 } }, 'rollout.temperature', /\(0, 10\]/],
+    ['zero rollout temperature', { rollout: { temperature: 0 } }, 'rollout.temperature', /\[0\.01, 10\]/],
     ['bad rejection mode', { rejection: { mode: 'refil' } }, 'rejection.mode', /"drop", "refill", "off"/],
     ['non-object input', 42, 'config', /must be an object/],
     ['unknown lr schedule', { update: { lrSchedule: { mode: 'linear' } } }, 'update.lrSchedule.mode', /"constant", "cosine"/],

@@ -146,3 +146,22 @@ describe('MagicTrainer with non-finite steps (CPU engine)', () => {
     t.destroy();
   });
 });
+
+describe('non-finite forward passes and temperatures (issue #27)', () => {
+  it('a temperature outside the finite-arithmetic range is refused with its bound, per field', async () => {
+    const { validateRunConfig } = await import('../../src/rl/config');
+    expect(() => validateRunConfig({ rollout: { temperature: 1e-320 } })).toThrow('rollout.temperature: must be in [0.01, 10], got 1e-320');
+    expect(() => validateRunConfig({ eval: { temperatures: [1, 0.001] } })).toThrow(/eval\.temperatures(\[1\])?: must be in \[0\.01, 10\], got 0\.001/);
+    expect(validateRunConfig({ rollout: { temperature: 0.01 } }).rollout.temperature).toBe(0.01);
+  });
+
+  it('guardForward turns a non-finite log-prob or entropy into a DivergenceError where it arises', async () => {
+    const { checkFiniteSamples, guardForward, DivergenceError } = await import('../../src/rl/divergence');
+    expect(() => checkFiniteSamples([{ logp: [-0.5, -1], entropy: [0.3, 0.2] }])).not.toThrow();
+    let kept: unknown = null;
+    const bad = guardForward(7, 'rollout', (d) => (kept = d), async () => checkFiniteSamples([{ logp: [-0.5], entropy: [Infinity] }]));
+    await expect(bad).rejects.toThrow("the run diverged at step 7: a response token's entropy is Infinity: the policy's forward pass overflowed in the step's rollouts");
+    expect(kept).toBeInstanceOf(DivergenceError);
+    await expect(guardForward(1, 'evaluation', () => {}, async () => { throw new TypeError('other'); })).rejects.toThrow(TypeError);
+  });
+});

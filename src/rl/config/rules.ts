@@ -64,9 +64,15 @@ const num = (symbol: string, min: number, max: number, more: Partial<NumberRule>
 const oneOf = (symbol: string, options: readonly string[]): EnumRule => ({ kind: 'enum', symbol, options });
 const bool = (symbol: string): BoolRule => ({ kind: 'bool', symbol });
 
-const MAX_TEMPERATURE = 10;
+export const MAX_TEMPERATURE = 10;
+/**
+ * Below this, logits / τ leave the range where f32 sampling stays finite (1e-320 made every
+ * log-prob NaN), and sampling is argmax already: a temperature of 0.01 multiplies a logit gap of 1
+ * by 100, so the runner-up token's probability is e^-100.
+ */
+export const MIN_TEMPERATURE = 0.01;
 // Shared by the rollout defaults, each stage's override and the evaluation temperatures.
-const TEMPERATURE = num('τ', 0, MAX_TEMPERATURE, { minOpen: true });
+const TEMPERATURE = num('τ', MIN_TEMPERATURE, MAX_TEMPERATURE);
 const GROUP_SIZE = int('G', 2, 1024, { unit: 'responses' });
 const BATCH_PROMPTS = int('D_R', 1, 100_000, { unit: 'prompts' });
 

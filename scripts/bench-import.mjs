@@ -49,6 +49,7 @@ if (r.status !== 0) {
   process.exit(1);
 }
 const res = JSON.parse(r.stdout.trim().split('\n').pop());
-const outBytes = statSync(join(dir, 'out.jsonl')).size;
-console.log(`import-verl: ${rows} CSV rows (${(bytes / 2 ** 20).toFixed(1)} MiB) → ${(outBytes / 2 ** 20).toFixed(1)} MiB run file: exit ${res.code}, ${res.seconds.toFixed(1)} s, peak RSS ${res.peakRssMiB.toFixed(0)} MiB`);
+const outFile = join(dir, 'out.jsonl');
+const wrote = res.code === 0 ? `${(statSync(outFile).size / 2 ** 20).toFixed(1)} MiB run file` : `no run file (${r.stderr.trim().split('\n').pop()})`;
+console.log(`import-verl: ${rows} CSV rows (${(bytes / 2 ** 20).toFixed(1)} MiB) → ${wrote}: exit ${res.code}, ${res.seconds.toFixed(1)} s, peak RSS ${res.peakRssMiB.toFixed(0)} MiB`);
 rmSync(dir, { recursive: true, force: true });

@@ -76,8 +76,11 @@ export async function importVerl(argv: string[], log: (s: string) => void, err: 
     const f = flags.config as string;
     let raw: unknown;
     try {
+      const st = statSync(f);
+      if (!st.isFile() || st.size > MAX_LOG_BYTES) throw new UsageError(`--config: ${f} is ${st.isFile() ? `${st.size} bytes` : st.isDirectory() ? 'a directory' : 'a device, pipe or socket'}, not a config file`);
       raw = JSON.parse(readFileSync(f, 'utf8'));
     } catch (e) {
+      if (e instanceof UsageError) throw e;
       throw new UsageError(`--config: cannot read ${f} (${e instanceof SyntaxError ? 'not valid JSON' : errCode(e)})`);
     }
     try {

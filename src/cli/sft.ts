@@ -1,5 +1,5 @@
 /** `magic-lab sft`: supervised warm start on imperfect synthetic traces; writes the base checkpoint. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../model/config';
 import { DivergenceError } from '../rl/divergence';
@@ -21,11 +21,19 @@ export const SFT_FLAGS: Record<string, FlagSpec> = {
   help: { type: 'bool', help: 'show this help' },
 };
 
+/** A JSON config far beyond any real one (a run config is a few KiB). */
+const MAX_JSON_BYTES = 16 * 1024 ** 2;
+
 export function readJsonFile(path: string, flag: string): Record<string, unknown> {
   let text: string;
   try {
+    // Stat'ed first: a device (/dev/zero) or directory is one line, not an endless read.
+    const st = statSync(path);
+    if (!st.isFile()) throw new UsageError(`${flag}: ${path} is ${st.isDirectory() ? 'a directory' : 'a device, pipe or socket'}, not a JSON file`);
+    if (st.size > MAX_JSON_BYTES) throw new UsageError(`${flag}: ${path} is ${st.size} bytes; a config is at most ${MAX_JSON_BYTES}`);
     text = readFileSync(path, 'utf8');
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`${flag}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   try {

@@ -31,7 +31,7 @@ export function userFault(e: unknown): string | null {
     const op = err.syscall ? ` (${err.syscall}, ${err.code})` : ` (${err.code})`;
     return `${path}${FS_REASONS[err.code]}${op}`;
   }
-  if (e instanceof Error && TOO_LONG.test(e.message)) return `a file is too large to read whole (${e.message}); split it or give a smaller one`;
+  if (e instanceof Error && TOO_LONG.test(e.message)) return `the input is too large: a text over V8's string limit (~512 MiB) would be needed (${e.message}); split it or give a smaller one`;
   if (e instanceof Error && OUT_OF_MEMORY.test(e.message)) {
     return `out of memory: ${e.message.split('\n')[0]} — use a smaller model, batch or --problems, or a machine with more memory`;
   }

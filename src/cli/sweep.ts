@@ -4,6 +4,7 @@
  * command continues a stopped sweep; another sweep config in DIR is refused (exit 2).
  */
 import { existsSync, writeFileSync } from 'node:fs';
+import { writeStoredText } from '../sweep/gz-file';
 import { join } from 'node:path';
 import { presetNames, type RunConfigInput } from '../rl/config';
 import { writeCharts } from '../sweep/charts';
@@ -146,7 +147,7 @@ export async function writeSummary(
   final: { charts: boolean; png: boolean; log: (s: string) => void },
 ): Promise<{ summary: Summary; charts: string[] }> {
   const summary = sweepSummary(o, results, planned);
-  writeFileSync(join(o.out, 'summary.json'), toJson(summary));
+  writeStoredText(join(o.out, 'summary.json'), toJson(summary));
   const charts = final.charts ? await writeCharts(o.out, summary, { png: final.png, log: final.log }) : [];
   writeFileSync(join(o.out, 'summary.md'), summaryMarkdown(summary, { charts }));
   return { summary, charts };

@@ -36,3 +36,18 @@ export function compressFile(file: string): void {
   renameSync(`${gz}.tmp`, gz);
   rmSync(file, { force: true });
 }
+
+/** Summaries over this many bytes are kept as `X.gz` (a 5-seed finding's per-step curves run to ~1 MB as text). */
+export const GZIP_OVER_BYTES = 50_000;
+
+/**
+ * Writes `text` as `file`, or as `file.gz` when it is over GZIP_OVER_BYTES, and removes the other
+ * name so a reader never meets a stale copy (temp file + rename: never a half-written file).
+ */
+export function writeStoredText(file: string, text: string): void {
+  const big = Buffer.byteLength(text) > GZIP_OVER_BYTES;
+  const target = big ? `${file}.gz` : file;
+  writeFileSync(`${target}.tmp`, big ? gzipSync(Buffer.from(text), { level: 9 }) : text);
+  renameSync(`${target}.tmp`, target);
+  rmSync(big ? file : `${file}.gz`, { force: true });
+}

@@ -10,6 +10,7 @@ import { FindingsView } from './components/FindingsView';
 import { NoWebGpu } from './components/NoWebGpu';
 import { PresetPicker } from './components/PresetPicker';
 import { RolloutViewer } from './components/RolloutViewer';
+import { RunAccessBanner } from './components/RunAccessBanner';
 import { RunsPanel } from './components/RunsPanel';
 import { StageEditor } from './components/StageEditor';
 import { StageTimeline } from './components/StageTimeline';
@@ -51,6 +52,7 @@ export function App() {
         )}
       </header>
       <Banners />
+      <RunAccessBanner />
       {teacher && <TeacherBar />}
       {device.status === 'no-engine' || device.status === 'error' ? (
         <NoWebGpu reason={device.status === 'no-engine' ? device.reason : device.message} />

@@ -4,6 +4,7 @@
  * the URL in sync with the config (controller/url-sync.ts), and implements the user actions (play,
  * pause, step, reset, checkpoints, run files: controller/run-files.ts), loads the reference runs
  * (controller/reference-runs.ts) and runs the queue of "Run this finding here" (controller/queue.ts).
+ * A run is written by one tab at a time (controller/run-access.ts: a Web Lock per run).
  * Components call these functions; they never talk to the Worker directly.
  */
 import { presetNames, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
@@ -16,6 +17,7 @@ import { runFiles, uploadProblem } from './controller/run-files';
 import { LastDeleted, RunPersister, SaveRequest, UploadedRuns } from './controller/storage';
 import { TokenProbsRequests, type TokenProbsQuestion } from './controller/token-probs';
 import { replaceSearch, syncUrl } from './controller/url-sync';
+import { browserEnv, runAccess } from './controller/run-access';
 import { WorkerLink } from './controller/worker-link';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
 import { backendFromUrl, setupFromUrl, withBackend } from './lib/url';
@@ -70,10 +72,14 @@ function stopWorkerRun(): void {
 // ---------------------------------------------------------------------------------------------
 // Persistence (throttled: at most one IndexedDB write per run per PERSIST_MS)
 
+/** One writer per run across tabs, and what the page says about runs at start. */
+const access = runAccess(useLab, browserEnv());
+export const { openReadOnly, dismiss: dismissRunAccess } = access;
+
 // A failed write keeps the run in the store; db.ts reports the reason once (the storage warning).
 const persister = new RunPersister((id) => {
   const run = get().runs[id];
-  if (run) dbPutRun(run).catch(() => undefined);
+  if (run) dbPutRun(run).then((stored) => stored && access.saved(), () => undefined);
 });
 
 function persistRun(id: string, now = false) {
@@ -202,6 +208,7 @@ export async function startLab(): Promise<() => void> {
   mine.send({ type: 'init', backend });
   void loadReferenceIndex();
   const unsubscribeStorage = onStorageProblem((p) => get().setStorageWarning(p.reason));
+  const unsubscribeLocks = access.watchLiveRun();
   void requestPersistentStorage().then((ok) => get().setStoragePersisted(ok));
   try {
     const runs = await dbAllRuns();
@@ -209,12 +216,14 @@ export async function startLab(): Promise<() => void> {
     const wanted = new URLSearchParams(location.search).get('run');
     const active = wanted && runs.some((r) => r.id === wanted) ? wanted : null;
     if (active) get().setActiveRun(active);
+    void access.checkStart(runs, wanted);
   } catch (e) {
     get().setError(`Could not read saved runs: ${(e as Error).message}`);
   }
   return () => {
     unsubscribeUrl();
     unsubscribeStorage();
+    unsubscribeLocks();
     // The Worker this start opened, and the one that replaced it (restartWorker) while this start owns the link.
     link.close(token, mine);
   };
@@ -275,6 +284,7 @@ export function startNewRun(opts: { paused?: boolean; checkpoint?: ArrayBuffer; 
   s.setError(null);
   persistRun(id, true);
   s.setLiveState({ runId: id, state: 'starting', step: 0, stage: 0 });
+  access.started(id);
   send({ type: 'start', runId: id, config, paused: opts.paused, ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : { baseCheckpointUrl: baseCheckpointUrl(preset) }) });
   return id;
 }
@@ -349,10 +359,15 @@ function showRunSetup(preset: string, config: RunConfig) {
 
 /** Resumes a run from its last checkpoint kept in this browser (paused; Play continues it). */
 export async function resumeRun(runId: string) {
+  // Another tab training it keeps it (the page offers it read-only); the stored copy is the newest.
+  if (!(await access.claimForTraining(runId))) return;
   const s = get();
   const run = s.runs[runId];
   const ck = await dbGetCheckpoint(runId);
-  if (!run || !ck) return s.setError(`Run ${run?.name ?? runId} has no saved checkpoint.`);
+  if (!run || !ck) {
+    access.unclaim(runId);
+    return s.setError(`Run ${run?.name ?? runId} has no saved checkpoint.`);
+  }
   cancelQueue('another run was resumed');
   if (isLive(s.runState) && s.liveRunId !== runId) stopWorkerRun();
   s.truncateRun(runId, ck.step);
@@ -379,8 +394,10 @@ export async function uploadCheckpoint(file: File) {
 export const { downloadCheckpoint, exportRun, importRunFile } = runFiles(useLab, { persistRun, newRunId: () => newRunId() });
 
 export function renameRun(runId: string, name: string) {
-  get().renameRun(runId, name);
-  persistRun(runId, true);
+  void access.write(runId, 'rename', () => {
+    get().renameRun(runId, name);
+    persistRun(runId, true);
+  });
 }
 
 /** The last deleted run and its checkpoint (the notice's Undo brings both back). */
@@ -390,11 +407,15 @@ export async function deleteRun(runId: string) {
   const s = get();
   const run = s.runs[runId];
   if (!run) return;
-  if (s.liveRunId === runId && isLive(s.runState)) reset();
-  const checkpoint = await dbGetCheckpoint(runId);
-  lastDeleted.keep(run, checkpoint);
-  s.deleteRun(runId);
-  await dbDeleteRun(runId);
+  const deleted = await access.write(runId, 'delete', async () => {
+    if (s.liveRunId === runId && isLive(s.runState)) reset();
+    const checkpoint = await dbGetCheckpoint(runId);
+    lastDeleted.keep(get().runs[runId] ?? run, checkpoint);
+    s.deleteRun(runId);
+    await dbDeleteRun(runId);
+  });
+  if (!deleted) return;
+  if (get().order.length === 0) access.deletedAll();
   get().setNotice(`Deleted ${run.name}.`, true);
 }
 

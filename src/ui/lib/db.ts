@@ -28,6 +28,8 @@ export interface StorageProblem {
 }
 
 let dbPromise: Promise<IDBDatabase | null> | null = null;
+/** The open connection (a closed one is forgotten, so the next request opens a new one). */
+let openDb: IDBDatabase | null = null;
 let problemListener: ((p: StorageProblem) => void) | null = null;
 /** The first problem seen (later identical ones are not re-reported). */
 let reported: StorageProblem | null = null;
@@ -97,7 +99,23 @@ function open(): Promise<IDBDatabase | null> {
       if (!db.objectStoreNames.contains('runs')) db.createObjectStore('runs', { keyPath: 'id' });
       if (!db.objectStoreNames.contains('checkpoints')) db.createObjectStore('checkpoints', { keyPath: 'runId' });
     };
-    req.onsuccess = () => resolve(req.result);
+    req.onsuccess = () => {
+      const db = req.result;
+      // Another tab deleting the database, or the browser clearing the site's storage, closes this
+      // connection: the next request opens (and re-creates) it instead of failing on a dead one.
+      const forget = () => {
+        if (openDb !== db) return;
+        openDb = null;
+        dbPromise = null;
+      };
+      db.onversionchange = () => {
+        db.close();
+        forget();
+      };
+      db.onclose = forget;
+      openDb = db;
+      resolve(db);
+    };
     req.onerror = () => {
       const e = req.error;
       report({ kind: 'unavailable', reason: `the browser would not open the page's storage (${[e?.name, e?.message].filter(Boolean).join(': ') || 'no reason given'})` });
@@ -133,8 +151,16 @@ async function writeFailed(e: unknown): Promise<never> {
   throw new Error(reason);
 }
 
-/** Saves a run; on failure the run stays in the page (the caller's store) and the reason is reported and thrown. */
-export const dbPutRun = (run: RunData) => request<void>('runs', 'readwrite', (s) => s.put(run)).catch(writeFailed);
+/**
+ * Saves a run; resolves to whether it reached IndexedDB (false: the browser gives no storage). On
+ * failure the run stays in the page (the caller's store) and the reason is reported and thrown.
+ */
+export const dbPutRun = (run: RunData): Promise<boolean> =>
+  open()
+    .then((db) => request<void>('runs', 'readwrite', (s) => s.put(run)).then(() => db !== null))
+    .catch(writeFailed);
+/** A run as stored now (another tab may have written it since this one read it). */
+export const dbGetRun = (id: string) => request<RunData>('runs', 'readonly', (s) => s.get(id));
 export const dbDeleteRun = async (id: string) => {
   memoryCheckpoints.delete(id);
   await request<void>('runs', 'readwrite', (s) => s.delete(id));

@@ -1,4 +1,5 @@
-import { expect, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 /** A tiny preset with longer stages, so a run lasts long enough to pause, edit and save mid-way. */
 export function longTinyUrl(steps = 30, extra = ''): string {
@@ -49,3 +50,16 @@ export async function recordLongTasks(page: Page): Promise<void> {
 }
 
 export const longTasks = (page: Page) => page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks.splice(0));
+
+/** The step numbers of a run's JSONL export (Runs → JSONL on its row). */
+export async function exportedSteps(page: Page, row: Locator): Promise<number[]> {
+  const download = page.waitForEvent('download');
+  await row.getByTestId('run-export-jsonl').click();
+  const text = readFileSync(await (await download).path(), 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { type: string; step?: number })
+    .filter((r) => r.type === 'step')
+    .map((r) => r.step as number);
+}

@@ -173,7 +173,9 @@ function onMessage(m: FromWorker) {
     case 'checkpoint': {
       const bytes = m.bytes;
       // Kept in IndexedDB, or in this tab's memory when storage fails (resume and download still work here).
-      dbPutCheckpoint({ runId: m.runId, step: m.step, bytes, savedAt: Date.now() })
+      // With the run record (its steps up to this one) in one transaction: a tab closed mid-save keeps both or neither.
+      const run = s.runs[m.runId];
+      dbPutCheckpoint({ runId: m.runId, step: m.step, bytes, savedAt: Date.now() }, run && { ...run, checkpointStep: m.step })
         .then((where) => {
           get().patchRun(m.runId, { checkpointStep: m.step });
           persistRun(m.runId, true);

@@ -26,7 +26,7 @@ describe('without IndexedDB (Node, or a private window)', () => {
     expect(await dbPutCheckpoint({ runId: 'r1', step: 6, bytes, savedAt: 1 })).toBe('memory');
     expect((await dbGetCheckpoint('r1'))?.step).toBe(6);
     expect(await dbGetCheckpoint('other')).toBeUndefined();
-    await dbPutRun({ id: 'r1', name: 'x', preset: 'magic', createdAt: 0, config: {} as never, steps: [], evals: [] });
+    expect(await dbPutRun({ id: 'r1', name: 'x', preset: 'magic', createdAt: 0, config: {} as never, steps: [], evals: [] })).toBe(false); // not stored
     expect(seen).toHaveLength(1);
     expect(seen[0].kind).toBe('unavailable');
     expect(seen[0].reason).toContain('IndexedDB is unavailable');

@@ -10,7 +10,7 @@ export function RunAccessBanner() {
   if (!kind || !sentence) return null;
   return (
     <div className={`banner ${kind === 'read-only' ? 'notice' : 'warning'}`} role="status" data-testid="run-access" data-kind={kind}>
-      <span>{sentence}</span>
+      <span data-testid="run-access-sentence">{sentence}</span>
       {kind === 'locked' && runId && (
         <button className="mini" onClick={() => void openReadOnly(runId)} data-testid="run-access-read-only">
           Open read-only

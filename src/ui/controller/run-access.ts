@@ -14,7 +14,7 @@ import { SavedRunsMarker, startSentence, unfinished, type KeyValueStorage } from
 
 /** What the run-access banner shows: one sentence, and the read-only offer when another tab holds the run. */
 export interface RunAccessState {
-  kind: 'locked' | 'read-only' | 'storage' | null;
+  kind: 'locked' | 'read-only' | 'visit' | null;
   sentence: string | null;
   runId: string | null;
 }
@@ -126,7 +126,7 @@ export function runAccess(lab: Lab, env: { locks: LockManagerLike | null; storag
       const interrupted: RunData[] = [];
       for (const r of runs) if (unfinished(r) && (await locks.free(r.id))) interrupted.push(r);
       const sentence = startSentence({ runs, hadRuns, wanted, interrupted });
-      if (sentence && !useRunAccess.getState().sentence) say({ kind: 'storage', runId: null, sentence });
+      if (sentence && !useRunAccess.getState().sentence) say({ kind: 'visit', runId: null, sentence });
     },
   };
 }

@@ -169,17 +169,19 @@ export const dbDeleteRun = async (id: string) => {
 export const dbAllRuns = async (): Promise<RunData[]> => ((await request<RunData[]>('runs', 'readonly', (s) => s.getAll())) ?? []).sort((a, b) => a.createdAt - b.createdAt);
 
 /**
- * Keeps a run's last checkpoint: in IndexedDB, else (no storage, quota full) in this tab's memory
- * so it can still be resumed and downloaded here. Resolves to where it went.
+ * Keeps a run's last checkpoint (with `run`, its record, in the same transaction): in IndexedDB, else
+ * (no storage, quota full) in this tab's memory so it can still be resumed and downloaded here.
+ * Resolves to where it went.
  */
-export async function dbPutCheckpoint(c: StoredCheckpoint): Promise<'stored' | 'memory'> {
+export async function dbPutCheckpoint(c: StoredCheckpoint, run?: RunData): Promise<'stored' | 'memory'> {
   const db = await open();
   if (!db) {
     memoryCheckpoints.set(c.runId, c);
     return 'memory';
   }
   try {
-    await request<void>('checkpoints', 'readwrite', (s) => s.put(c));
+    if (run) await putBoth(db, c, run);
+    else await request<void>('checkpoints', 'readwrite', (s) => s.put(c));
     memoryCheckpoints.delete(c.runId);
     return 'stored';
   } catch (e) {
@@ -187,6 +189,20 @@ export async function dbPutCheckpoint(c: StoredCheckpoint): Promise<'stored' | '
     report({ kind: 'write-failed', reason: describeStorageError(e, await estimate()) });
     return 'memory';
   }
+}
+
+/**
+ * The checkpoint and its run record (steps up to it) in one transaction: a tab closed mid-save
+ * leaves both or neither, never a checkpoint whose earlier steps are missing from the record.
+ */
+function putBoth(db: IDBDatabase, c: StoredCheckpoint, run: RunData): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const tx = db.transaction(['runs', 'checkpoints'], 'readwrite');
+    tx.objectStore('checkpoints').put(c);
+    tx.objectStore('runs').put(run);
+    tx.oncomplete = () => resolve();
+    tx.onerror = tx.onabort = () => reject(tx.error);
+  });
 }
 
 /** The newest checkpoint of a run: this tab's unsaved one when it is newer than the stored one. */

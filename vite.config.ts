@@ -1,12 +1,61 @@
-import { defineConfig } from 'vitest/config';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { defineConfig, type Plugin } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
 // Cross-origin isolation, so the page and its Worker get SharedArrayBuffer: the CPU engine's
-// threads share one WebAssembly memory (without it the engine falls back to one thread).
+// threads share one WebAssembly memory (without it the engine falls back to one thread). A static
+// host that sends no headers gets them from the page's service worker (public/coi-sw.js).
 const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
+const SW = 'coi-sw.js';
+const filesUnder = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+
+/**
+ * After `vite build`: writes the build's version (a hash of every file) and file list into
+ * dist/coi-sw.js, so the service worker precaches exactly this build in a cache of its own, and
+ * says where to upload dist/.
+ */
+function publish(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'magic-lab-publish',
+    apply: 'build',
+    configResolved(c) {
+      outDir = resolve(c.root, c.build.outDir);
+    },
+    closeBundle: {
+      order: 'post',
+      handler() {
+        const files = filesUnder(outDir)
+          .map((f) => relative(outDir, f).split('\\').join('/'))
+          .filter((f) => f !== SW)
+          .sort();
+        const hash = createHash('sha256');
+        for (const f of files) hash.update(f).update(readFileSync(join(outDir, f)));
+        const build = { version: hash.digest('hex').slice(0, 12), files };
+        const sw = join(outDir, SW);
+        const src = readFileSync(sw, 'utf8');
+        const out = src.replace(/^const BUILD = .*;$/m, `const BUILD = ${JSON.stringify(build)};`);
+        if (out === src) throw new Error(`${SW}: the "const BUILD = …;" line is missing, so the service worker cannot know this build's files`);
+        writeFileSync(sw, out);
+        const shown = relative(process.cwd(), outDir) || '.';
+        console.log(
+          `\nMAGIC Lab built into ${shown}/ (version ${build.version}, ${files.length} files).\n` +
+            `Publish it: upload everything in ${shown}/ to any static host, at the site root or any sub-path\n` +
+            `(GitHub Pages, Netlify, a school web server, \`npx serve ${shown}\`); no special headers are needed.\n` +
+            `Try it here first: npm run preview\n`,
+        );
+      },
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react()],
+  // Relative URLs: one build works at the site root or under any sub-path (/lab/, a Pages project site).
+  base: './',
+  plugins: [react(), publish()],
   worker: { format: 'es' },
   server: { headers: isolation },
   preview: { headers: isolation },

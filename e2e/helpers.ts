@@ -63,3 +63,58 @@ export async function exportedSteps(page: Page, row: Locator): Promise<number[]>
     .filter((r) => r.type === 'step')
     .map((r) => r.step as number);
 }
+
+/**
+ * A plain static file server for `dir` under the URL path `prefix` (e.g. '/lab/'), as a simple
+ * host serves a published build: content types only, no COOP/COEP or any other special header,
+ * bound to 127.0.0.1 on a free port. `close()` stops it and drops open connections, so a test can
+ * take the "network" away.
+ */
+export async function serveStatic(dir: string, prefix: string): Promise<{ url: string; close: () => Promise<void>; requests: string[] }> {
+  const { createServer } = await import('node:http');
+  const { readFile, stat } = await import('node:fs/promises');
+  const { extname, join, normalize, resolve } = await import('node:path');
+  const TYPES: Record<string, string> = {
+    '.html': 'text/html; charset=utf-8',
+    '.js': 'text/javascript',
+    '.css': 'text/css',
+    '.json': 'application/json',
+    '.svg': 'image/svg+xml',
+    '.png': 'image/png',
+    '.webmanifest': 'application/manifest+json',
+    '.wasm': 'application/wasm',
+  };
+  const root = resolve(dir);
+  const requests: string[] = [];
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    requests.push(path);
+    if (!path.startsWith(prefix)) return void res.writeHead(404).end('not found');
+    let file = join(root, normalize(path.slice(prefix.length)));
+    if (!file.startsWith(root)) return void res.writeHead(403).end();
+    try {
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': body.length });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}${prefix}`,
+    requests,
+    close: () =>
+      new Promise<void>((ok) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => ok());
+      }),
+  };
+}

@@ -43,7 +43,7 @@ export function App() {
       <header className="top">
         <div>
           <h1>MAGIC Lab</h1>
-          <p className="tagline">Train a small reasoning policy with reinforcement learning (Skywork-OR1's MAGIC recipe) on your own GPU.</p>
+          <p className="tagline">Train a small reasoning policy with reinforcement learning (Skywork-OR1's MAGIC recipe) in your browser, on your own GPU or CPU.</p>
         </div>
         {device.status === 'starting' && (
           <p data-testid="device-status" className="hint">

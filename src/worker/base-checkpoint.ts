@@ -9,7 +9,8 @@ export async function fetchBase(url: string, config: RunConfig, fetchFile: (url:
   try {
     const res = await fetchFile(url);
     // A static server may answer a missing file with the app's index.html (SPA fallback).
-    if (!res.ok || (res.headers.get('content-type') ?? '').includes('text/html')) return { bytes: null, why: `no base checkpoint at ${url}` };
+    if (!res.ok) return { bytes: null, why: `no base checkpoint at ${url} (HTTP ${res.status})` };
+    if ((res.headers.get('content-type') ?? '').includes('text/html')) return { bytes: null, why: `no base checkpoint at ${url} (the server answered with a web page)` };
     const bytes = new Uint8Array(await res.arrayBuffer());
     const model = decodeCheckpoint(bytes, url).model;
     if (JSON.stringify(model) !== JSON.stringify(config.model)) return { bytes: null, why: `base checkpoint ${url} is for another model size` };
@@ -17,4 +18,13 @@ export async function fetchBase(url: string, config: RunConfig, fetchFile: (url:
   } catch (e) {
     return { bytes: null, why: `base checkpoint ${url} unavailable (${errMsg(e)})` };
   }
+}
+
+/**
+ * The message of a start that failed after the base checkpoint did not load. A random-init policy
+ * is then the likely cause (the offline filter finds no prompt it solves sometimes), so the message
+ * says first that the checkpoint is missing and where it was looked for.
+ */
+export function startFailure(message: string, baseMissing: string | undefined): string {
+  return baseMissing ? `the base checkpoint did not load (${baseMissing}), so the run started from random init, and then: ${message}` : message;
 }

@@ -13,7 +13,7 @@ import { DEVICE_RECOVERY, lossHeadline, mayRecover, RecoveryFailed, recoveredNot
 import { groupInspector } from '../rl/inspect';
 import { MagicTrainer } from '../rl/trainer';
 import { browserHostLimits, checkRunResources, engineLimitsOf } from '../rl/resources';
-import { fetchBase } from './base-checkpoint';
+import { fetchBase, startFailure } from './base-checkpoint';
 import { CommandQueue } from './command-queue';
 import { DrawGate } from './drawgate';
 import { acquireWorkerBackend } from './engine';
@@ -310,6 +310,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     if (gen === run.generation) postState(m);
   };
   postState();
+  let baseMissing: string | undefined;
   try {
     if (!engines.backend) {
       progress('opening the engine…');
@@ -326,7 +327,10 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
       if (base.bytes) {
         checkpoint = base.bytes;
         run.note = `started from the base checkpoint ${msg.baseCheckpointUrl}`;
-      } else run.note = `started from random init: ${base.why}`;
+      } else {
+        run.note = `started from random init: ${base.why}`;
+        baseMissing = base.why;
+      }
     } else run.note = 'started from random init';
     resume.began({ config, checkpoint, fresh: !msg.checkpoint });
     // inspector: the samples carry ρ and clip marks for the page's group inspector (read-only; same run).
@@ -352,8 +356,8 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     }
     run.state = 'error';
     run.running = false;
-    postState(errMsg(e));
-    post({ type: 'error', message: `Could not start the run: ${errMsg(e)}` });
+    postState(startFailure(errMsg(e), baseMissing));
+    post({ type: 'error', message: `Could not start the run: ${startFailure(errMsg(e), baseMissing)}` });
   }
 }
 

@@ -1,5 +1,27 @@
+import { useState } from 'react';
 import { undoDelete } from '../lab';
+import { isolationState } from '../lib/service-worker';
 import { useLab } from '../store';
+
+/** The CPU engine on one thread because the page is not cross-origin isolated: what it costs and how to fix it. */
+function IsolationBanner() {
+  const device = useLab((s) => s.device);
+  const [dismissed, setDismissed] = useState(false);
+  if (dismissed || device.status !== 'ready' || device.engine.backend !== 'wasm' || device.engine.threads !== 1) return null;
+  const { isolated, cores, swProblem } = isolationState();
+  if (isolated || cores < 2) return null;
+  return (
+    <div className="banner warning" role="status" data-testid="isolation-banner">
+      <span>
+        This page is not cross-origin isolated, so the CPU engine trains on 1 thread instead of {cores}. {swProblem ? `Its service worker cannot fix that here (${swProblem}). ` : 'Reload the page once: its service worker isolates it. '}
+        Otherwise serve it over https:// or from localhost, or have the server send <code>Cross-Origin-Opener-Policy: same-origin</code> and <code>Cross-Origin-Embedder-Policy: require-corp</code>.
+      </span>
+      <button className="icon" onClick={() => setDismissed(true)} title="Dismiss">
+        ✕
+      </button>
+    </div>
+  );
+}
 
 /** The invalid-link error, run errors and notices (each dismissible). */
 export function Banners() {
@@ -16,6 +38,7 @@ export function Banners() {
   const setNotice = useLab((s) => s.setNotice);
   return (
     <>
+      <IsolationBanner />
       {urlError && (
         <div className="banner error" role="alert" data-testid="url-error">
           <span>{urlError}</span>

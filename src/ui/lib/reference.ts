@@ -221,8 +221,15 @@ export function validateReferenceFile(json: unknown, file: string, entry?: Refer
 
 export type FetchFn = (url: string) => Promise<Pick<Response, 'ok' | 'status' | 'headers' | 'text'>>;
 
-/** The site's base URL (Vite's BASE_URL; '/' when undefined, as in Node tests). */
-const defaultBase = (): string => (typeof import.meta !== 'undefined' && import.meta.env?.BASE_URL) || '/';
+/**
+ * The site's base URL (Vite's BASE_URL; '/' when undefined, as in Node tests). A relative base
+ * (a build made with base './', which works under any sub-path) is resolved against the page's
+ * base, so the reference files are found next to the page wherever it is served.
+ */
+const defaultBase = (): string => {
+  const base = (typeof import.meta !== 'undefined' && import.meta.env?.BASE_URL) || '/';
+  return base.startsWith('.') && typeof document !== 'undefined' ? new URL(base, document.baseURI).href : base;
+};
 
 async function fetchJson(path: string, fetchFn: FetchFn, base: string): Promise<unknown> {
   let res: Awaited<ReturnType<FetchFn>>;

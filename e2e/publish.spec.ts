@@ -7,6 +7,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { serveStatic, waitForState } from './helpers';
 
+// The other specs block service workers (playwright.config.ts): this one is about it.
+test.use({ serviceWorkers: 'allow' });
+
 const isolated = (page: Page) => page.evaluate(() => crossOriginIsolated).catch(() => false); // false while it reloads
 
 async function trainTinyRun(page: Page, base: string): Promise<void> {

@@ -145,6 +145,10 @@ describe('groups, rejection and filters', () => {
       'Step 1: 9 of 16 groups kept: 5 were solved by every response, 2 by none; those have zero advantage and were dropped. The offline filter kept 600 of 1024 training prompts (those the base solved sometimes, not always or never).',
     );
   });
+  it('one group solved by every response reads "1 was solved", not "1 were solved"', () => {
+    const one = rec(1, { 'batch/kept_groups': 13, 'batch/solve_all': 1, 'batch/solve_none': 2 });
+    expect(explainCharts(run([one])).groups).toMatch(/^Step 1: 13 of 16 groups kept: 1 was solved by every response, 2 by none;/);
+  });
   it('all groups dropped: an event (consecutive steps merged) and no update', () => {
     const drop = { 'batch/kept_groups': 0, 'batch/solve_all': 10, 'batch/solve_none': 6, 'actor/grad_norm': NaN };
     const steps = [rec(1), rec(2, drop), rec(3, drop), rec(4), rec(5, drop)];

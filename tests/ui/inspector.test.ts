@@ -17,6 +17,7 @@ import {
   HISTORY_STRIDE,
   pushHistory,
   sliderSteps,
+  groupChipText,
   summarizeGroup,
   type InspectedStep,
 } from '../../src/ui/lib/inspector';
@@ -49,6 +50,11 @@ describe('group summary: kept or rejected, and why', () => {
     const none = summarizeGroup(group([0, 0, 0, 0], { truncated: [true, false, true, false] }), DROP);
     expect(none).toMatchObject({ status: 'rejected', truncated: 2 });
     expect(none.why).toMatch(/none of 4 solved \(2 truncated, reward 0\)/);
+  });
+  it('a chip names the status in words: an 8/8 group is "rejected", not marked wrong (✗)', () => {
+    expect(groupChipText(summarizeGroup(group([1, 1, 1, 1, 1, 1, 1, 1]), DROP))).toBe('8/8 solved · rejected');
+    expect(groupChipText(summarizeGroup(group([1, 0, 0, 1]), DROP))).toBe('2/4 solved · kept');
+    expect(groupChipText(summarizeGroup(group([1, 0, 0, 0], { kept: false }), { rejection: 'refill', truncation: 'none' }))).toBe('1/4 solved · not trained');
   });
   it('rejection off: a zero-advantage group is kept, and says so', () => {
     const s = summarizeGroup(group([0, 0, 0, 0], { kept: true }), { rejection: 'off', truncation: 'none' });

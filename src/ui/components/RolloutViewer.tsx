@@ -1,7 +1,7 @@
 import { useDeferredValue, useMemo, useState } from 'react';
 import type { RunConfig } from '../../rl/config';
 import { advantageScale, entropyScale, probabilityScale, ratioScale, type ColourScale } from '../lib/colour';
-import { forkingTokens, sliderSteps, summarizeGroup, type InspectedGroup } from '../lib/inspector';
+import { forkingTokens, GROUP_STATUS_LABEL, groupChipText, sliderSteps, summarizeGroup, type InspectedGroup } from '../lib/inspector';
 import { useLab, type TokenColour } from '../store';
 import { ColourLegend } from './ColourLegend';
 import { SampleCard } from './SampleCard';
@@ -127,7 +127,7 @@ export function RolloutViewer() {
             const s = summarizeGroup(g.samples, { rejection: cfg.rejection.mode, truncation: cfg.truncation.mode });
             return (
               <button key={g.group} role="tab" aria-selected={g === group} className={`mini group-chip${g === group ? ' on' : ''}`} onClick={() => setSelKey(g.key)} data-testid="group-chip" title={s.why}>
-                <code>{short(g.prompt)}</code> {s.solved}/{s.G} {s.status === 'kept' ? '✓' : '✗'}
+                <code>{short(g.prompt)}</code> {groupChipText(s)}
                 {g.watched ? ' ◉' : ''}
               </button>
             );
@@ -146,7 +146,7 @@ export function RolloutViewer() {
               {group.watched ? ' · watched prompt' : ''}
             </span>
             <span className={`badge ${summary.status === 'kept' ? 'ok' : summary.status === 'surplus' ? 'warn' : 'bad'}`} data-testid="group-status" title={summary.why}>
-              {summary.status === 'kept' ? 'kept' : summary.status === 'surplus' ? 'not trained' : 'rejected'}
+              {GROUP_STATUS_LABEL[summary.status]}
             </span>
           </div>
           <p className="hint group-why" data-testid="group-why">

@@ -361,7 +361,7 @@ function explainGroups(run: RunLike, events: readonly RunEvent[]): string {
   else if (mode === 'off') parts.push(`Step ${s.step}: rejection sampling is off, so all${of} groups train, ${all + none} of them with zero advantage (${all} solved by every response, ${none} by none).`);
   else
     parts.push(
-      `Step ${s.step}: ${kept}${of} groups kept: ${all} were solved by every response, ${none} by none${mode === 'refill' ? ' (refill rounds sampled more to replace them)' : ''}; those have zero advantage and were dropped.`,
+      `Step ${s.step}: ${kept}${of} groups kept: ${all} ${all === 1 ? 'was' : 'were'} solved by every response, ${none} by none${mode === 'refill' ? ' (refill rounds sampled more to replace them)' : ''}; those have zero advantage and were dropped.`,
     );
   const dropped = run.steps.filter((x) => val(x, 'batch/kept_groups') === 0).length;
   if (dropped && kept !== 0) parts.push(`${plural(dropped, 'step')} of ${run.steps.length} had every group dropped.`);

@@ -103,6 +103,15 @@ export interface GroupSummary {
   why: string;
 }
 
+/**
+ * The word a group's chip and badge show for its status. Words, not ✓/✗: a group rejected because
+ * all 8 of 8 were solved is not wrong, it only carries no gradient.
+ */
+export const GROUP_STATUS_LABEL: Record<GroupStatus, string> = { kept: 'kept', rejected: 'rejected', surplus: 'not trained' };
+
+/** A group chip's text after its prompt: "8/8 solved · rejected". */
+export const groupChipText = (s: Pick<GroupSummary, 'solved' | 'G' | 'status'>) => `${s.solved}/${s.G} solved · ${GROUP_STATUS_LABEL[s.status]}`;
+
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function summarizeGroup(samples: readonly SampleRecord[], rules: GroupRules): GroupSummary {

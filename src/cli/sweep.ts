@@ -34,7 +34,7 @@ export const RUN_FLAGS: Record<string, FlagSpec> = {
   backend: { type: 'string', help: `${BACKENDS.join('|')}, passed to train and eval (default: theirs)` },
   'eval-backend': { type: 'string', help: `${BACKENDS.join('|')}: the precise evaluations' engine when not --backend (e.g. train on webgpu, evaluate every arm on wasm)` },
   threads: { type: 'int', min: 1, help: 'CPU engine threads, passed to train and eval (default: theirs)' },
-  'eval-problems': { type: 'int', min: 1, help: 'test problems of each precise evaluation (default 256: the whole test set)' },
+  'eval-problems': { type: 'int', min: 1, help: 'test problems of each precise evaluation (default: the whole test set, 256, or the smallest arm\'s, e.g. 8 for -tiny presets)' },
   'eval-k': { type: 'int', min: 1, help: 'samples per problem of each precise evaluation (default 8)' },
   base: { type: 'string', help: 'start weights of every run (default: public/checkpoints/base.mlck when its model matches, as train)' },
   runs: { type: 'string', help: 'run pool directory (default OUT/runs)' },
@@ -173,6 +173,19 @@ export async function runAndSummarize(o: SweepOptions, deps: SweepDeps, log: (s:
   return res;
 }
 
+/**
+ * No --eval-problems: the whole test set, the same for every arm — 256, or the smallest arm's test
+ * set when it is smaller (the -tiny presets have 8), with a note. An explicit value larger than an
+ * arm's test set is refused by the plan, naming the flag and the limit.
+ */
+function defaultEvalProblems(o: SweepOptions, log: (s: string) => void): void {
+  const sizes = o.presets.map((p) => ({ p, n: resolveRunConfig(p, o.config, o.seeds[0], o.variants).data.testSize }));
+  const least = sizes.reduce((a, b) => (b.n < a.n ? b : a));
+  if (least.n >= o.evalProblems) return;
+  o.evalProblems = least.n;
+  log(`sweep: precise evaluations use ${least.n} problems, the whole test set of ${least.p} (pass --eval-problems N ≤ ${least.n} to choose)`);
+}
+
 export async function sweep(argv: string[], log: (s: string) => void = console.log, deps: SweepDeps = DEFAULT_DEPS): Promise<Summary> {
   return asUsageErrors(() => sweepCommand(argv, log, deps));
 }
@@ -187,6 +200,7 @@ async function sweepCommand(argv: string[], log: (s: string) => void, deps: Swee
   const o = sweepOptionsFromFlags(flags, parsePresetList(String(flags.presets)), String(flags.out), `magic-lab sweep ${argv.join(' ')}`);
   if (flags.variants !== undefined) o.variants = readVariants(String(flags.variants));
   if (flags['differ-only'] !== undefined) checkDifferOnly(o, o.presets, parseDifferOnly(String(flags['differ-only']), o, o.presets[0]));
+  if (flags['eval-problems'] === undefined) defaultEvalProblems(o, log);
   applyShard(flags, argv, o, reference !== null);
   const { summary } = await runAndSummarize(o, deps, log, Boolean(flags.png) && !flags['no-png']);
   if (reference !== null) {

@@ -134,6 +134,19 @@ describe('sweep runner (fake train and eval)', () => {
     expect(errs[0]).toMatch(/^magic-lab sweep: --out: .* holds a different sweep \(steps: none there, 2 now\)/);
   });
 
+  it('without --eval-problems a -tiny sweep evaluates its whole test set (8), with a note; the default stays 256 for full presets', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'sweep-evalp-'));
+    const { lines, log } = quietLog();
+    const s = await sweep(['--presets', 'magic-tiny,grpo-tiny', '--seeds', '2', '--out', out, '--steps', '2', '--eval-k', '2'], log, { train: fakeTrain(), evaluate: fakeEval() });
+    expect(s.sweep.evalProblems).toBe(8);
+    expect(lines.join('\n')).toContain('sweep: precise evaluations use 8 problems, the whole test set of magic-tiny (pass --eval-problems N ≤ 8 to choose)');
+    const full = mkdtempSync(join(tmpdir(), 'sweep-evalp-full-'));
+    const quiet = quietLog();
+    const f = await sweep(['--presets', 'magic', '--seeds', '1', '--out', full, '--steps', '4', '--eval-k', '2'], quiet.log, { train: fakeTrain(), evaluate: fakeEval() });
+    expect(f.sweep.evalProblems).toBe(256);
+    expect(quiet.lines.join('\n')).not.toContain('precise evaluations use');
+  });
+
   it('usage errors name the flag (exit 2)', async () => {
     const out = mkdtempSync(join(tmpdir(), 'sweep-usage-'));
     const cases: [string[], RegExp][] = [

@@ -4,10 +4,24 @@ import type { RunConfig } from '../rl/config';
 
 const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** Bytes of the base checkpoint at `url` when it exists and matches the config's model; else null and why. */
-export async function fetchBase(url: string, config: RunConfig, fetchFile: (url: string) => Promise<Response> = (u) => fetch(u)): Promise<{ bytes: Uint8Array | null; why?: string }> {
+/**
+ * How messages name a checkpoint URL: the page sends it absolute (resolved against the page's base),
+ * and a same-origin one reads as its path ("/lab/checkpoints/base.mlck"), not with host and port.
+ */
+export function shownUrl(url: string, origin: string | undefined = globalThis.location?.origin): string {
   try {
-    const res = await fetchFile(url);
+    const u = new URL(url);
+    return origin !== undefined && u.origin === origin ? u.pathname : url;
+  } catch {
+    return url; // relative already
+  }
+}
+
+/** Bytes of the base checkpoint at `fetchUrl` when it exists and matches the config's model; else null and why. */
+export async function fetchBase(fetchUrl: string, config: RunConfig, fetchFile: (url: string) => Promise<Response> = (u) => fetch(u)): Promise<{ bytes: Uint8Array | null; why?: string }> {
+  const url = shownUrl(fetchUrl);
+  try {
+    const res = await fetchFile(fetchUrl);
     // A static server may answer a missing file with the app's index.html (SPA fallback).
     if (!res.ok) return { bytes: null, why: `no base checkpoint at ${url} (HTTP ${res.status})` };
     if ((res.headers.get('content-type') ?? '').includes('text/html')) return { bytes: null, why: `no base checkpoint at ${url} (the server answered with a web page)` };

@@ -13,7 +13,7 @@ import { DEVICE_RECOVERY, lossHeadline, mayRecover, RecoveryFailed, recoveredNot
 import { groupInspector } from '../rl/inspect';
 import { MagicTrainer } from '../rl/trainer';
 import { browserHostLimits, checkRunResources, engineLimitsOf } from '../rl/resources';
-import { fetchBase, startFailure } from './base-checkpoint';
+import { fetchBase, shownUrl, startFailure } from './base-checkpoint';
 import { CommandQueue } from './command-queue';
 import { DrawGate } from './drawgate';
 import { acquireWorkerBackend } from './engine';
@@ -322,11 +322,11 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     let checkpoint: Uint8Array | undefined;
     if (msg.checkpoint) checkpoint = new Uint8Array(msg.checkpoint);
     else if (msg.baseCheckpointUrl) {
-      progress(`loading the base checkpoint ${msg.baseCheckpointUrl}…`);
+      progress(`loading the base checkpoint ${shownUrl(msg.baseCheckpointUrl)}…`);
       const base = await fetchBase(msg.baseCheckpointUrl, config);
       if (base.bytes) {
         checkpoint = base.bytes;
-        run.note = `started from the base checkpoint ${msg.baseCheckpointUrl}`;
+        run.note = `started from the base checkpoint ${shownUrl(msg.baseCheckpointUrl)}`;
       } else {
         run.note = `started from random init: ${base.why}`;
         baseMissing = base.why;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunConfig } from '../../src/rl/config';
-import { fetchBase, startFailure } from '../../src/worker/base-checkpoint';
+import { fetchBase, shownUrl, startFailure } from '../../src/worker/base-checkpoint';
 import { pageUrl } from '../../src/worker/client';
 
 const config = { model: {} } as RunConfig;
@@ -29,5 +29,11 @@ describe('fetchBase (the shipped base checkpoint, when it fits)', () => {
     // A build with base './' served under /lab/: the Worker's script lives in /lab/assets/.
     expect(pageUrl('./checkpoints/base.mlck', 'http://host/lab/?preset=magic-tiny')).toBe('http://host/lab/checkpoints/base.mlck');
     expect(pageUrl('/checkpoints/base.mlck', 'http://host/lab/')).toBe('http://host/checkpoints/base.mlck');
+  });
+
+  it('messages name a same-origin checkpoint by its path, as before the URL became absolute', () => {
+    expect(shownUrl('http://host:4173/lab/checkpoints/base.mlck', 'http://host:4173')).toBe('/lab/checkpoints/base.mlck');
+    expect(shownUrl('https://cdn.example/base.mlck', 'http://host:4173')).toBe('https://cdn.example/base.mlck');
+    expect(shownUrl('/checkpoints/base.mlck', 'http://host:4173')).toBe('/checkpoints/base.mlck');
   });
 });

@@ -7,11 +7,13 @@
  * summary and the import rules applied go to stdout. A file that cannot be read or holds nothing
  * usable is a usage error (exit 2, one line naming the file).
  */
-import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { validateRunConfig } from '../rl/config';
-import { importRunFiles, parseRunFile, RunFileError, runToJsonl } from '../io/runfile';
-import { warningLines } from '../verl/import';
+import { importRunFiles, isLabRunFile, RunFileError, runToJsonl, writeImportedRunJsonl } from '../io/runfile';
+import { tempPathFor } from '../run/dir-lock';
+import { FileReadError, readLinesSync } from '../run/read-file';
+import { warningLines, type VerlLineSource } from '../verl/import';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 
 export const IMPORT_VERL_FLAGS: Record<string, FlagSpec> = {
@@ -43,7 +45,7 @@ function splitArgs(argv: string[]): { files: string[]; flags: string[] } {
   return { files, flags };
 }
 
-/** Logs are read whole (the page's reader takes text): at most what one V8 string holds. */
+/** A config, or a MAGIC Lab run file given back to import-verl, is read whole: at most what one V8 string holds. Logs stream. */
 const MAX_LOG_BYTES = 512 * 1024 ** 2;
 
 /** Whether two paths name one file: equal realpaths, or one device and inode (hard links). */
@@ -90,46 +92,73 @@ export async function importVerl(argv: string[], log: (s: string) => void, err: 
     }
   }
 
-  const inputs = files.map((name) => {
+  const sources: VerlLineSource[] = files.map((name) => {
     try {
-      // Stat'ed first: a device or directory is refused; a file over V8's string limit is one line, not a RangeError.
+      // Stat'ed first: a device or directory is refused before a byte is read.
       const st = statSync(name);
       if (!st.isFile()) throw new UsageError(`${name}: is ${st.isDirectory() ? 'a directory' : 'a device, pipe or socket'}, not a log file`);
-      if (st.size > MAX_LOG_BYTES) throw new UsageError(`${name}: is ${st.size} bytes; import-verl reads logs up to ${MAX_LOG_BYTES} bytes (split it by step range)`);
-      return { name, text: readFileSync(name, 'utf8') };
+      return { name, lines: () => readLinesSync(name, 'import-verl') };
     } catch (e) {
       if (e instanceof UsageError) throw e;
       throw new UsageError(`${name}: cannot read (${errCode(e)})`);
     }
   });
+  const val = flags['val-temperature'] !== undefined || flags['val-n'] !== undefined ? { temperature: flags['val-temperature'] as number | undefined, n: flags['val-n'] as number | undefined } : undefined;
+  const opts = { val, tag: flags.tag as string | undefined };
+  const over = { ...(flags.name !== undefined ? { name: flags.name as string } : {}), ...(config ? { config } : {}) };
 
-  let imported;
+  // The run file goes to a temp file beside --out, renamed into place once whole: a failed import leaves no half file.
+  const tmp = tempPathFor(out);
+  let fd: number | null = null;
+  const write = (chunk: string) => {
+    try {
+      if (fd === null) {
+        mkdirSync(dirname(out), { recursive: true });
+        fd = openSync(tmp, 'w');
+      }
+      writeSync(fd, chunk);
+    } catch (e) {
+      throw new UsageError(`--out: cannot write ${out} (${errCode(e)})`);
+    }
+  };
+  let imported: { format: string; warnings: Parameters<typeof warningLines>[0]; notes: string[]; name: string; steps: number; evals: number };
   try {
-    imported = importRunFiles(inputs, {
-      val: flags['val-temperature'] !== undefined || flags['val-n'] !== undefined ? { temperature: flags['val-temperature'] as number | undefined, n: flags['val-n'] as number | undefined } : undefined,
-      tag: flags.tag as string | undefined,
-    });
+    const own = sources.find((s) => isLabRunFile(s.lines()));
+    if (own !== undefined) imported = importOwnRunFile(own.name, files.length, opts, over, write);
+    else imported = writeImportedRunJsonl(sources, opts, write, over);
+    if (fd !== null) closeSync(fd);
+    fd = null;
+    renameSync(tmp, out);
   } catch (e) {
-    if (e instanceof RunFileError) throw new UsageError(e.message);
+    if (fd !== null) closeSync(fd);
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing was created there (e.g. --out under a file)
+    }
+    if (e instanceof RunFileError || e instanceof FileReadError) throw new UsageError(e.message);
+    if (e instanceof UsageError) throw e;
+    if ((e as NodeJS.ErrnoException).code) throw new UsageError(`--out: cannot write ${out} (${errCode(e)})`);
     throw e;
-  }
-  const run = { ...imported.run };
-  if (flags.name !== undefined) run.name = flags.name as string;
-  if (config) run.config = config;
-
-  const text = runToJsonl(run);
-  // What was written is what the page will read: check it reads back to the same records.
-  const back = parseRunFile(text, out);
-  if (back.steps.length !== run.steps.length || back.evals.length !== run.evals.length) throw new Error(`internal: ${out} does not read back (${back.steps.length}/${run.steps.length} steps)`);
-  try {
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, text);
-  } catch (e) {
-    throw new UsageError(`--out: cannot write ${out} (${errCode(e)})`);
   }
 
   const max = (flags['max-warnings'] as number | undefined) ?? 20;
   for (const line of warningLines(imported.warnings, max)) err(line);
-  log(`wrote ${out}: "${run.name}", ${run.steps.length} steps, ${run.evals.length} evaluations (${imported.format})${imported.warnings.length ? `; ${imported.warnings.length} warning${imported.warnings.length > 1 ? 's' : ''} on stderr` : ''}`);
+  log(`wrote ${out}: "${imported.name}", ${imported.steps} steps, ${imported.evals} evaluations (${imported.format})${imported.warnings.length ? `; ${imported.warnings.length} warning${imported.warnings.length > 1 ? 's' : ''} on stderr` : ''}`);
   for (const n of imported.notes) log(`  ${n}`);
+}
+
+/**
+ * A MAGIC Lab run file or CSV export given to import-verl: read whole (it is validated as a whole:
+ * checksum first) and written back through runToJsonl, as before the import streamed. It is imported
+ * on its own, never merged with logs.
+ */
+function importOwnRunFile(name: string, nFiles: number, opts: { val?: { temperature?: number; n?: number }; tag?: string }, over: { name?: string; config?: ReturnType<typeof validateRunConfig> }, write: (s: string) => void) {
+  if (nFiles > 1) throw new RunFileError(name, null, 'a MAGIC Lab run file is imported on its own, not merged with other files');
+  const size = statSync(name).size;
+  if (size > MAX_LOG_BYTES) throw new UsageError(`${name}: is ${size} bytes; import-verl reads MAGIC Lab run files up to ${MAX_LOG_BYTES} bytes`);
+  const imported = importRunFiles([{ name, text: readFileSync(name, 'utf8') }], opts);
+  const run = { ...imported.run, ...over };
+  write(runToJsonl(run));
+  return { ...imported, name: run.name, steps: run.steps.length, evals: run.evals.length };
 }

@@ -22,11 +22,11 @@
  * export, JSONL metrics such as `magic-lab train`'s metrics.jsonl): src/verl/import.ts reads
  * them, and importRunFiles wraps the records into a run (docs/verl-import.md).
  */
-import { crc32Label } from '../model/checkpoint';
+import { crc32Label, crc32Update } from '../model/checkpoint';
 import { DEFAULT_RUN_CONFIG, validateRunConfig, type RunConfig } from '../rl/config';
 import { LATER_STEP_METRIC_KEYS, STEP_METRIC_KEY_LIST } from '../rl/metrics';
 import type { EvalRecord, StepRecord } from '../rl/trainer-types';
-import { FORMAT_LABELS, importVerlRun, VerlImportError, type ImportWarning, type VerlImport, type VerlImportOptions } from '../verl/import';
+import { FORMAT_LABELS, importVerlRun, importVerlSources, VerlImportError, type ImportWarning, type VerlImport, type VerlImportOptions, type VerlLineSource } from '../verl/import';
 
 export const RUN_FILE_FORMAT = 'magic-lab-run';
 /** The version this build writes: 2 ends with a checksum record (version 1, without one, is still read). */
@@ -59,12 +59,15 @@ export class RunFileError extends Error {
 /** NaN / ±Infinity are not JSON: written as null, read back as NaN. */
 const numOut = (v: number) => (Number.isFinite(v) ? v : null);
 
+const headerLine = (run: Omit<RunData, 'steps' | 'evals'>) =>
+  JSON.stringify({ type: 'run', format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, id: run.id, name: run.name, preset: run.preset, createdAt: run.createdAt, ...(run.note ? { note: run.note } : {}), config: run.config });
+const clean = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, numOut(v)]));
+const recordLine = (type: 'step' | 'eval', r: StepRecord | EvalRecord) => JSON.stringify({ type, ...clean(r as Record<string, number>) });
+
 export function runToJsonl(run: RunData): string {
-  const header = { type: 'run', format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, id: run.id, name: run.name, preset: run.preset, createdAt: run.createdAt, ...(run.note ? { note: run.note } : {}), config: run.config };
-  const lines = [JSON.stringify(header)];
-  const clean = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, numOut(v)]));
-  for (const s of run.steps) lines.push(JSON.stringify({ type: 'step', ...clean(s) }));
-  for (const e of run.evals) lines.push(JSON.stringify({ type: 'eval', ...clean(e) }));
+  const lines = [headerLine(run)];
+  for (const s of run.steps) lines.push(recordLine('step', s));
+  for (const e of run.evals) lines.push(recordLine('eval', e));
   return sealRunJsonl(lines);
 }
 
@@ -321,6 +324,21 @@ function isLabJsonl(text: string): boolean {
 /** MAGIC Lab's own CSV export (its header starts `step,time_ms`). */
 const isLabCsv = (text: string) => /^step,time_ms(,|$)/.test(firstLine(text));
 
+/** isLabJsonl || isLabCsv over a file read line by line (only its first and last non-empty lines are kept). */
+export function isLabRunFile(lines: Iterable<string>): boolean {
+  let first: string | null = null;
+  let last = '';
+  let n = 0;
+  for (const raw of lines) {
+    const t = (n++ === 0 ? raw.replace(/^\uFEFF/, '') : raw).trim();
+    if (t === '') continue;
+    first ??= t;
+    last = t;
+  }
+  first ??= '';
+  return recordType(first) === 'run' || (/"checksum"/.test(last) && recordType(last) === 'end') || /^step,time_ms(,|$)/.test(first);
+}
+
 /** A run import: the run, lines skipped on the way (file:line), and what the import rules did. */
 export interface RunImport {
   run: RunData;
@@ -337,17 +355,16 @@ const stem = (file: string) => file.slice(Math.max(file.lastIndexOf('/'), file.l
  * one) with the eval k and temperatures of its lab-named held-out series, so the reward chart
  * draws them when the run is the one shown.
  */
-function configForImport(evals: readonly EvalRecord[]): RunConfig {
+function configForImport(evalKeys: Iterable<string>): RunConfig {
   const ks = new Set<number>();
   const temps = new Set<number>();
-  for (const e of evals)
-    for (const k of Object.keys(e)) {
-      const m = /^val\/(?:avg|pass)@(\d+)\/t(\d+(?:\.\d+)?)$/.exec(k);
-      if (m) {
-        ks.add(Number(m[1]));
-        temps.add(Number(m[2]));
-      }
+  for (const k of evalKeys) {
+    const m = /^val\/(?:avg|pass)@(\d+)\/t(\d+(?:\.\d+)?)$/.exec(k);
+    if (m) {
+      ks.add(Number(m[1]));
+      temps.add(Number(m[2]));
     }
+  }
   if (ks.size !== 1 || temps.size === 0) return validateRunConfig({});
   try {
     return validateRunConfig({ eval: { k: [...ks][0], temperatures: [...temps].sort((a, b) => b - a) } });
@@ -358,6 +375,12 @@ function configForImport(evals: readonly EvalRecord[]): RunConfig {
 
 /** A run from imported cluster records. */
 export function runFromImport(imp: VerlImport, files: readonly string[]): RunData {
+  const evalKeys = new Set<string>();
+  for (const e of imp.evals) for (const k of Object.keys(e)) evalKeys.add(k);
+  return { ...importedRunHeader(imp, files, evalKeys), steps: imp.steps, evals: imp.evals };
+}
+
+function importedRunHeader(imp: Pick<VerlImport, 'formats' | 'warnings'>, files: readonly string[], evalKeys: Iterable<string>): Omit<RunData, 'steps' | 'evals'> {
   const label = [...new Set(imp.formats.map((f) => FORMAT_LABELS[f]))].join(' + ');
   const skipped = imp.warnings.length;
   return {
@@ -365,11 +388,51 @@ export function runFromImport(imp: VerlImport, files: readonly string[]): RunDat
     name: `${stem(files[0])} (${label})`,
     preset: 'imported',
     createdAt: Date.now(),
-    config: configForImport(imp.evals),
-    steps: imp.steps,
-    evals: imp.evals,
+    config: configForImport(evalKeys),
     note: `Imported from ${files.length > 1 ? `${files.length} files (${label})` : `a ${label}`}; its config is not in the file (the lab's default stands in)${skipped ? `; ${skipped} warning${skipped > 1 ? 's' : ''} on import` : ''}.`,
   };
+}
+
+/**
+ * Cluster logs read line by line (src/verl/import.ts, importVerlSources) written as a run file
+ * line by line: the same bytes runToJsonl(importRunFiles(…).run) gives, with the end record's
+ * checksum kept running, so neither the logs nor the run file is ever one string. `write` gets
+ * chunks of whole lines. Errors are RunFileError naming the file.
+ */
+export function writeImportedRunJsonl(
+  files: readonly VerlLineSource[],
+  opts: VerlImportOptions,
+  write: (chunk: string) => void,
+  over: { name?: string; config?: RunConfig } = {},
+): Omit<RunImport, 'run'> & { name: string; steps: number; evals: number } {
+  let imp;
+  try {
+    imp = importVerlSources(files, opts);
+  } catch (e) {
+    if (e instanceof VerlImportError) throw new RunFileError(e.file, null, e.detail);
+    throw e;
+  }
+  const head = importedRunHeader(imp, files.map((f) => f.name), imp.evalKeys);
+  if (over.name !== undefined) head.name = over.name;
+  if (over.config) head.config = over.config;
+  const enc = new TextEncoder();
+  let crc = 0xffffffff;
+  let chunk = '';
+  let records = 0;
+  const put = (line: string) => {
+    crc = crc32Update(crc, enc.encode(line + '\n'));
+    chunk += line + '\n';
+    if (chunk.length >= 1 << 20) {
+      write(chunk);
+      chunk = '';
+    }
+  };
+  put(headerLine(head));
+  for (const s of imp.steps()) put(recordLine('step', s)), records++;
+  for (const e of imp.evals()) put(recordLine('eval', e)), records++;
+  const checksum = `crc32:${((crc ^ 0xffffffff) >>> 0).toString(16).padStart(8, '0')}`;
+  write(chunk + JSON.stringify({ type: 'end', records, checksum }) + '\n');
+  return { format: [...new Set(imp.formats.map((f) => FORMAT_LABELS[f]))].join(' + '), warnings: imp.warnings, notes: imp.notes, name: head.name, steps: imp.stepCount, evals: imp.evalCount };
 }
 
 /**

@@ -111,14 +111,14 @@ const CRC_TABLE = (() => {
 })();
 
 /** Feeds bytes into a running CRC-32 register (start with 0xffffffff, finish with `^ 0xffffffff`). */
-function crcUpdate(c: number, bytes: Uint8Array): number {
+export function crc32Update(c: number, bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
   return c;
 }
 
 /** CRC-32 (IEEE), as zip and PNG use. */
 export function crc32(bytes: Uint8Array): number {
-  return (crcUpdate(0xffffffff, bytes) ^ 0xffffffff) >>> 0;
+  return (crc32Update(0xffffffff, bytes) ^ 0xffffffff) >>> 0;
 }
 
 /** "crc32:<8 hex>": how a checkpoint header (and the offline-filter cache key) names a CRC of some bytes. */
@@ -130,9 +130,9 @@ const hexLabel = (crc: number) => `crc32:${(crc >>> 0).toString(16).padStart(8, 
 
 /** Version 2's checksum: CRC-32 of the whole file with its CRC word (bytes 20..23) read as zero. */
 function fileCrc(bytes: Uint8Array): number {
-  let c = crcUpdate(0xffffffff, bytes.subarray(0, CRC_OFFSET));
-  c = crcUpdate(c, new Uint8Array(4));
-  c = crcUpdate(c, bytes.subarray(CRC_OFFSET + 4));
+  let c = crc32Update(0xffffffff, bytes.subarray(0, CRC_OFFSET));
+  c = crc32Update(c, new Uint8Array(4));
+  c = crc32Update(c, bytes.subarray(CRC_OFFSET + 4));
   return (c ^ 0xffffffff) >>> 0;
 }
 

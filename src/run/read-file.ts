@@ -80,3 +80,45 @@ export function readCheckpointFile(file: string, flag: string): Uint8Array {
   }
   return readBoundedFile(file, flag, MAX_CHECKPOINT_BYTES);
 }
+
+/** A line longer than this is not a log line (a file with no line breaks would otherwise become one string). */
+export const MAX_LINE_CHARS = 64 * 1024 ** 2;
+
+/**
+ * The lines of a regular file as `readFileSync(file, 'utf8').split('\n')` gives them (a BOM kept,
+ * "\r" left on), read in 1 MiB pieces: memory holds one piece and the line being read, never the file.
+ */
+export function* readLinesSync(file: string, flag: string, chunkBytes = 1 << 20): Generator<string> {
+  checkRegularFile(file, flag, Number.MAX_SAFE_INTEGER);
+  const fd = openSync(file, 'r');
+  try {
+    const buf = new Uint8Array(chunkBytes);
+    // ignoreBOM: keep a leading BOM as readFileSync does (the readers strip it themselves).
+    const dec = new TextDecoder('utf-8', { ignoreBOM: true });
+    let part = '';
+    let lineNo = 1;
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, chunkBytes, null);
+      } catch (e) {
+        throw new FileReadError(`${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+      const text = n === 0 ? dec.decode() : dec.decode(buf.subarray(0, n), { stream: true });
+      let from = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+        const line = part + text.slice(from, nl);
+        part = '';
+        from = nl + 1;
+        lineNo++;
+        yield line;
+      }
+      part += text.slice(from);
+      if (part.length > MAX_LINE_CHARS) throw new FileReadError(`${flag}: ${file}:${lineNo}: a line of more than ${MAX_LINE_CHARS} characters: not a log`);
+      if (n === 0) break;
+    }
+    yield part;
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,5 +1,5 @@
 /** CSV exports of a verl run: W&B's wide table, TensorBoard's per-tag download, or long (step, tag, value). */
-import { checkStep, keyProblem, parseValue, unmangleTag, VerlImportError, type Sink, type VerlFormat, type VerlImportOptions } from './log-records';
+import { checkStep, keyProblem, parseValue, unmangleTag, VerlImportError, type LineParser, type Sink, type VerlFormat, type VerlImportOptions } from './log-records';
 
 const STEP_COLUMNS = ['step', '_step', 'global_step', 'trainer/global_step'];
 const TAG_COLUMNS = ['tag', 'metric', 'key', 'name'];
@@ -43,26 +43,56 @@ function splitCsvRow(row: string): string[] {
   return out;
 }
 
-/** Rows with the line each starts on; a quoted cell may span lines. */
-function csvRows(text: string): { line: number; cells: string[] }[] {
-  const physical = text.replace(/^\uFEFF/, '').split('\n');
-  const rows: { line: number; cells: string[] }[] = [];
-  for (let i = 0; i < physical.length; i++) {
-    const start = i;
-    let row = physical[i].replace(/\r$/, '');
-    // An odd number of quotes: the row goes on on the next line.
-    while ((row.match(/"/g)?.length ?? 0) % 2 === 1 && i + 1 < physical.length) row += '\n' + physical[++i].replace(/\r$/, '');
-    if (row.trim() === '') continue;
-    rows.push({ line: start + 1, cells: splitCsvRow(row) });
-  }
-  return rows;
+/**
+ * Physical lines → rows, each with the line it starts on: a row with an odd number of quotes goes
+ * on on the next line (a quoted cell may span lines); blank rows are skipped.
+ */
+function csvRowReader(onRow: (line: number, cells: string[]) => void): LineParser {
+  let lineNo = 0;
+  let row: string | null = null;
+  let start = 0;
+  let quotes = 0;
+  const finish = () => {
+    if (row !== null && row.trim() !== '') onRow(start, splitCsvRow(row));
+    row = null;
+  };
+  const count = (t: string) => {
+    let n = 0;
+    for (let i = t.indexOf('"'); i >= 0; i = t.indexOf('"', i + 1)) n++;
+    return n;
+  };
+  return {
+    line(raw: string) {
+      lineNo++;
+      const t = (lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw).replace(/\r$/, '');
+      if (row !== null) {
+        row += '\n' + t;
+        quotes += count(t);
+      } else {
+        row = t;
+        start = lineNo;
+        quotes = count(t);
+      }
+      if (quotes % 2 === 0) finish();
+    },
+    end: finish,
+  };
 }
 
 /** Every data row of a CSV export (format from csvFormatOf) into the sink; bad cells are warnings. */
-export function parseCsvFile(file: string, text: string, format: VerlFormat, opts: VerlImportOptions, sink: Sink) {
-  const rows = csvRows(text);
-  if (rows.length === 0) return;
-  const header = rows[0].cells.map((h) => h.trim());
+export function csvParser(file: string, format: VerlFormat, opts: VerlImportOptions, sink: Sink): LineParser {
+  let onRow: ((line: number, cells: string[]) => void) | null = null;
+  let onEnd = () => {};
+  const rows = csvRowReader((line, cells) => {
+    if (onRow) onRow(line, cells);
+    else [onRow, onEnd] = csvHeader(file, cells, format, opts, sink);
+  });
+  return { line: rows.line, end: () => (rows.end(), onEnd()) };
+}
+
+/** A CSV export's header row → the reader of its data rows, and what to say at the end. */
+function csvHeader(file: string, headerCells: string[], format: VerlFormat, opts: VerlImportOptions, sink: Sink): [(line: number, cells: string[]) => void, () => void] {
+  const header = headerCells.map((h) => h.trim());
   const lower = header.map((h) => h.toLowerCase());
   const warn = (line: number | null, reason: string) => sink.warnings.push({ file, line, reason });
   const num = (cells: string[], j: number, line: number): number | null | undefined => {
@@ -78,26 +108,17 @@ export function parseCsvFile(file: string, text: string, format: VerlFormat, opt
     const kp = keyProblem(tag);
     if (kp) throw new VerlImportError(file, `TensorBoard CSV: cannot use the tag from the file name (${kp}); name the file run-RUN-tag-TAG.csv`);
     sink.notes.push(`${file}: TensorBoard CSV of tag "${tag}"`);
-    for (const { line, cells } of rows.slice(1)) {
-      if (cells.length !== 3) {
-        warn(line, `expected 3 cells (Wall time, Step, Value), got ${cells.length}`);
-        continue;
-      }
+    const tbRow = (line: number, cells: string[]) => {
+      if (cells.length !== 3) return warn(line, `expected 3 cells (Wall time, Step, Value), got ${cells.length}`);
       const step = checkStep(cells[1].trim());
-      if (typeof step === 'string') {
-        warn(line, step);
-        continue;
-      }
+      if (typeof step === 'string') return warn(line, step);
       const wall = num(cells, 0, line);
       const v = num(cells, 2, line);
-      if (wall === null || v === null) continue;
-      if (v === undefined) {
-        warn(line, 'empty value');
-        continue;
-      }
-      sink.lines.push({ file, line, step, values: new Map([[tag, v]]), wallS: wall !== undefined && Number.isFinite(wall) ? wall : undefined, kind: 'auto' });
-    }
-    return;
+      if (wall === null || v === null) return;
+      if (v === undefined) return warn(line, 'empty value');
+      sink.emit({ file, line, step, values: new Map([[tag, v]]), wallS: wall !== undefined && Number.isFinite(wall) ? wall : undefined, kind: 'auto' });
+    };
+    return [tbRow, () => {}];
   }
 
   const stepCol = lower.findIndex((h) => STEP_COLUMNS.includes(h));
@@ -110,41 +131,28 @@ export function parseCsvFile(file: string, text: string, format: VerlFormat, opt
     const runCol = lower.indexOf('run');
     let firstRun: string | null = null;
     const otherRuns = new Set<string>();
-    for (const { line, cells } of rows.slice(1)) {
-      if (cells.length !== header.length) {
-        warn(line, `expected ${header.length} cells, got ${cells.length}`);
-        continue;
-      }
+    const longRow = (line: number, cells: string[]) => {
+      if (cells.length !== header.length) return warn(line, `expected ${header.length} cells, got ${cells.length}`);
       if (runCol >= 0) {
         const r = cells[runCol].trim();
         if (firstRun === null) firstRun = r;
-        if (r !== firstRun) {
-          otherRuns.add(r);
-          continue;
-        }
+        if (r !== firstRun) return void otherRuns.add(r);
       }
       const step = checkStep(cells[stepCol].trim());
-      if (typeof step === 'string') {
-        warn(line, step);
-        continue;
-      }
+      if (typeof step === 'string') return warn(line, step);
       const tag = unmangleTag(cells[tagCol].trim());
       const kp = keyProblem(tag);
-      if (kp) {
-        warn(line, kp);
-        continue;
-      }
+      if (kp) return warn(line, kp);
       const v = num(cells, valueCol, line);
-      if (v === null) continue;
-      if (v === undefined) {
-        warn(line, 'empty value');
-        continue;
-      }
+      if (v === null) return;
+      if (v === undefined) return warn(line, 'empty value');
       const wall = wallCol >= 0 ? num(cells, wallCol, line) : undefined;
-      sink.lines.push({ file, line, step, values: new Map([[tag, v]]), wallS: typeof wall === 'number' && Number.isFinite(wall) ? wall : undefined, kind: 'auto' });
-    }
-    if (otherRuns.size) warn(null, `several runs in one file: imported run ${JSON.stringify(firstRun)}, ignored ${[...otherRuns].map((r) => JSON.stringify(r)).join(', ')}`);
-    return;
+      sink.emit({ file, line, step, values: new Map([[tag, v]]), wallS: typeof wall === 'number' && Number.isFinite(wall) ? wall : undefined, kind: 'auto' });
+    };
+    const longEnd = () => {
+      if (otherRuns.size) warn(null, `several runs in one file: imported run ${JSON.stringify(firstRun)}, ignored ${[...otherRuns].map((r) => JSON.stringify(r)).join(', ')}`);
+    };
+    return [longRow, longEnd];
   }
 
   // Wide (W&B): a step column and one column per metric.
@@ -181,16 +189,10 @@ export function parseCsvFile(file: string, text: string, format: VerlFormat, opt
   if (minMax) sink.notes.push(`${file}: ${minMax} __MIN/__MAX column${minMax > 1 ? 's' : ''} ignored (W&B's sampling envelopes)`);
   if (internal.length) sink.notes.push(`${file}: W&B internal columns ignored: ${internal.join(', ')}`);
   if (otherRuns.size) warn(1, `several runs in one file: imported run ${JSON.stringify(run)}, ignored ${[...otherRuns].map((r) => JSON.stringify(r)).join(', ')}`);
-  for (const { line, cells } of rows.slice(1)) {
-    if (cells.length !== header.length) {
-      warn(line, `expected ${header.length} cells, got ${cells.length}`);
-      continue;
-    }
+  const wideRow = (line: number, cells: string[]) => {
+    if (cells.length !== header.length) return warn(line, `expected ${header.length} cells, got ${cells.length}`);
     const step = checkStep(cells[stepCol].trim());
-    if (typeof step === 'string') {
-      warn(line, step);
-      continue;
-    }
+    if (typeof step === 'string') return warn(line, step);
     const values = new Map<string, number>();
     let runtimeS: number | undefined;
     let wallS: number | undefined;
@@ -206,9 +208,10 @@ export function parseCsvFile(file: string, text: string, format: VerlFormat, opt
       else if ('runtime' in c) runtimeS = Number.isFinite(v) ? v : undefined;
       else wallS = Number.isFinite(v) ? v : undefined;
     }
-    if (bad || values.size === 0) continue;
-    sink.lines.push({ file, line, step, values, runtimeS, wallS, kind: 'auto' });
-  }
+    if (bad || values.size === 0) return;
+    sink.emit({ file, line, step, values, runtimeS, wallS, kind: 'auto' });
+  };
+  return [wideRow, () => {}];
 }
 
 /** `run-foo-tag-actor_entropy.csv` → actor/entropy (TensorBoard's download name); else the file's stem. */

@@ -41,15 +41,16 @@
  */
 import { STEP_METRIC_KEY_LIST, STEP_METRIC_KEYS, formatTemperature } from '../rl/metrics';
 import type { EvalRecord, StepRecord } from '../rl/trainer-types';
-import { looksLikeConsoleLog, parseConsole } from './console-log';
-import { csvFormatOf, parseCsvFile } from './csv-log';
+import { looksLikeConsoleLog, consoleParser, CONSOLE_RECORD_RE, stripAnsi } from './console-log';
+import { csvFormatOf, csvParser } from './csv-log';
 import { forkRenames } from './fork-names';
-import { parseJsonlFile } from './jsonl-log';
-import { FORMAT_LABELS, isFractionKey, isValKey, MAX_KEYS, VerlImportError, warningText, type Sink, type VerlFormat, type VerlImport, type VerlImportOptions, type VerlInputFile } from './log-records';
+import { jsonlParser } from './jsonl-log';
+import { FORMAT_LABELS, isFractionKey, isValKey, MAX_KEYS, textSource, VerlImportError, warningText, type LineParser, type Sink, type VerlFormat, type VerlImport, type VerlImportOptions, type VerlInputFile, type VerlLineSource } from './log-records';
+import { StepTable } from './step-table';
 
 // The import's public types and messages (the page, the CLI and src/io/runfile.ts read them from here).
-export { FORMAT_LABELS, VerlImportError, warningLines, warningText } from './log-records';
-export type { ImportWarning, ValSettings, VerlFormat, VerlImport, VerlImportOptions, VerlInputFile } from './log-records';
+export { FORMAT_LABELS, textSource, VerlImportError, warningLines, warningText } from './log-records';
+export type { ImportWarning, ValSettings, VerlFormat, VerlImport, VerlImportOptions, VerlInputFile, VerlLineSource } from './log-records';
 
 /** The format of one file, by content (the extension only breaks ties), or null. */
 export function detectVerlFormat(text: string, name: string): VerlFormat | null {
@@ -62,100 +63,109 @@ export function detectVerlFormat(text: string, name: string): VerlFormat | null 
   return csvFormatOf(first, name);
 }
 
+/** detectVerlFormat over a file read line by line: stops at the first console record. */
+export function detectVerlFormatOf(src: VerlLineSource): VerlFormat | null {
+  let first: string | null = null;
+  let n = 0;
+  for (const raw of src.lines()) {
+    const l = n++ === 0 ? raw.replace(/^\uFEFF/, '') : raw;
+    if (CONSOLE_RECORD_RE.test(stripAnsi(l))) return 'verl-console';
+    if (first === null && l.trim() !== '') first = l.trim();
+  }
+  first ??= '';
+  if (first.startsWith('{')) return 'metrics-jsonl';
+  return csvFormatOf(first, src.name);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Merge, scale, map
 
-interface StepAcc {
-  step: number;
-  train: Map<string, number>;
-  val: Map<string, number>;
-  runtimeS?: number;
-  wallS?: number;
-  /** Where each key's value came from, to report overwrites. */
-  from: Map<string, string>;
+/**
+ * An import read and merged, its records not yet built: steps() and evals() make them one at a
+ * time (in step order), so a writer can stream a million of them without holding them.
+ */
+export interface VerlImportStream extends Omit<VerlImport, 'steps' | 'evals'> {
+  stepCount: number;
+  evalCount: number;
+  /** The keys of the eval records (after renaming), for the run's config. */
+  evalKeys: Set<string>;
+  steps(): Generator<StepRecord>;
+  evals(): Generator<EvalRecord>;
 }
 
 /** Imports one or more files (merged by step) into the lab's step and eval records. */
 export function importVerlRun(files: readonly VerlInputFile[], opts: VerlImportOptions = {}): VerlImport {
+  const imp = importVerlSources(files.map(textSource), opts);
+  const { stepCount: _s, evalCount: _e, evalKeys: _k, steps, evals, ...rest } = imp;
+  return { ...rest, steps: [...steps()], evals: [...evals()] };
+}
+
+/** importVerlRun over files read line by line: each file is read twice (format, then points), never whole. */
+export function importVerlSources(files: readonly VerlLineSource[], opts: VerlImportOptions = {}): VerlImportStream {
   if (files.length === 0) throw new VerlImportError('(no file)', 'nothing to import');
-  const sink: Sink = { lines: [], warnings: [], notes: [], val: { temperature: new Set(), n: new Set() }, pendingValKwargs: '' };
+  const table = new StepTable(files.map((f) => f.name));
+  let fileIdx = 0;
+  let emitted = 0;
+  const sink: Sink = { emit: (l) => (emitted++, table.add(l, fileIdx)), warnings: [], notes: [], val: { temperature: new Set(), n: new Set() }, pendingValKwargs: '' };
   const formats: VerlFormat[] = [];
   for (const f of files) {
-    const format = detectVerlFormat(f.text, f.name);
+    const format = detectVerlFormatOf(f);
     if (format === null)
       throw new VerlImportError(
         f.name,
         'not a run file (expected a MAGIC Lab .jsonl / .csv export, verl console output with lines "step:N - key:value - …", a W&B / TensorBoard CSV export with a step column, or JSONL records with "step")',
       );
     formats.push(format);
-    const before = sink.lines.length;
+    const before = emitted;
     sink.pendingValKwargs = '';
-    if (format === 'verl-console') parseConsole(f.name, f.text, sink);
-    else if (format === 'metrics-jsonl') parseJsonlFile(f.name, f.text, sink);
-    else parseCsvFile(f.name, f.text, format, opts, sink);
-    if (sink.lines.length === before && files.length > 1) sink.warnings.push({ file: f.name, line: null, reason: 'no usable records' });
+    const parser: LineParser = format === 'verl-console' ? consoleParser(f.name, sink) : format === 'metrics-jsonl' ? jsonlParser(f.name, sink) : csvParser(f.name, format, opts, sink);
+    for (const line of f.lines()) parser.line(line);
+    parser.end();
+    if (emitted === before && files.length > 1) sink.warnings.push({ file: f.name, line: null, reason: 'no usable records' });
+    fileIdx++;
   }
-  if (sink.lines.length === 0) {
+  if (emitted === 0) {
     const name = files.length === 1 ? files[0].name : files.map((f) => f.name).join(', ');
     const skipped = sink.warnings.filter((w) => w.line !== null).length;
     throw new VerlImportError(name, `no usable records (${FORMAT_LABELS[formats[0]]}${skipped ? `; ${skipped} malformed line${skipped > 1 ? 's' : ''} skipped, first: ${warningText(sink.warnings.find((w) => w.line !== null)!)}` : ''})`);
   }
+  // Merge warnings follow the readers' (the merge used to run after every file was read).
+  for (const w of table.warnings) sink.warnings.push(w);
+  if (table.droppedKeys) sink.warnings.push({ file: files[0].name, line: null, reason: `more than ${MAX_KEYS} distinct keys: ${table.droppedKeys} values of further keys dropped` });
+  return buildRecords(table, sink, formats, opts);
+}
 
-  // Merge by step; a later line overrides an earlier one's value for the same key.
-  const bySteps = new Map<number, StepAcc>();
-  const allKeys = new Set<string>();
-  let droppedKeys = 0;
-  for (const l of sink.lines) {
-    let acc = bySteps.get(l.step);
-    if (!acc) bySteps.set(l.step, (acc = { step: l.step, train: new Map(), val: new Map(), from: new Map() }));
-    let overwritten = 0;
-    let firstFrom = '';
-    for (const [k, v] of l.values) {
-      if (!allKeys.has(k)) {
-        if (allKeys.size >= MAX_KEYS) {
-          droppedKeys++;
-          continue;
-        }
-        allKeys.add(k);
-      }
-      const target = l.kind === 'eval' || (l.kind === 'auto' && isValKey(k)) ? acc.val : acc.train;
-      const prev = acc.from.get(k);
-      if (prev !== undefined && target.has(k)) {
-        overwritten++;
-        firstFrom ||= prev;
-      }
-      target.set(k, v);
-      acc.from.set(k, `${l.file}:${l.line}`);
-    }
-    if (overwritten) sink.warnings.push({ file: l.file, line: l.line, reason: `step ${l.step} logged again (${overwritten} value${overwritten > 1 ? 's' : ''} first at ${firstFrom}); the later values are kept` });
-    if (l.runtimeS !== undefined) acc.runtimeS = l.runtimeS;
-    if (l.wallS !== undefined && (acc.wallS === undefined || l.wallS < acc.wallS)) acc.wallS = l.wallS;
-  }
-  if (droppedKeys) sink.warnings.push({ file: files[0].name, line: null, reason: `more than ${MAX_KEYS} distinct keys: ${droppedKeys} values of further keys dropped` });
-  const accs = [...bySteps.values()].sort((a, b) => a.step - b.step);
+function buildRecords(table: StepTable, sink: Sink, formats: VerlFormat[], opts: VerlImportOptions): VerlImportStream {
+  const order = table.order();
+  const allKeys = new Set(table.keyIds.keys());
+  const idOf = (k: string) => table.keyIds.get(k)!;
 
   // Scale: percent → fraction, per key over the whole run.
   const unscalable = new Set<string>();
   for (const key of allKeys) {
     if (!isFractionKey(key)) continue;
+    const id = idOf(key);
     let lo = Infinity;
     let hi = -Infinity;
-    for (const a of accs) {
-      const v = a.train.get(key) ?? a.val.get(key);
+    for (const a of order) {
+      const v = table.get(id, a, 'train') ?? table.get(id, a, 'val');
       if (v === undefined || !Number.isFinite(v)) continue;
       lo = Math.min(lo, v);
       hi = Math.max(hi, v);
     }
     if (hi === -Infinity || (lo >= 0 && hi <= 1)) continue;
     if (lo >= 0 && hi <= 100) {
-      for (const a of accs) for (const m of [a.train, a.val]) if (m.has(key)) m.set(key, m.get(key)! / 100);
+      const c = table.cols[id];
+      for (const a of order) {
+        if (table.has(table.trainSig[a], id)) c.train[a] /= 100;
+        if (table.has(table.valSig[a], id)) c.val![a] /= 100;
+      }
       sink.notes.push(`${key}: values up to ${hi} read as percent, divided by 100`);
     } else {
       unscalable.add(key);
       sink.notes.push(`${key}: values from ${lo} to ${hi} are neither fractions nor percent; kept unscaled`);
     }
   }
-
   // Validation settings: options first, else what the log printed (when it printed one value).
   const logT = [...sink.val.temperature];
   const logN = [...sink.val.n];
@@ -199,8 +209,9 @@ export function importVerlRun(files: readonly VerlInputFile[], opts: VerlImportO
     else if (unscalable.has(sources[0])) sink.notes.push(`${sources[0]}: not a fraction; kept under verl's name`);
     else {
       let ok = true;
-      for (const a of accs) {
-        const v = a.val.get(sources[0]);
+      const id = idOf(sources[0]);
+      for (const a of order) {
+        const v = table.get(id, a, 'val');
         if (v !== undefined && Number.isFinite(v) && (v < 0 || v > 1)) ok = false;
       }
       if (!ok) sink.notes.push(`${sources[0]}: values outside [0, 1]; kept under verl's name`);
@@ -218,32 +229,51 @@ export function importVerlRun(files: readonly VerlInputFile[], opts: VerlImportO
 
   for (const [k, v] of forkRenames(allKeys, val.n, sink.notes)) if (!renames.has(k)) renames.set(k, v); // fork-names.ts
 
-  // Records.
-  const steps: StepRecord[] = [];
-  const evals: EvalRecord[] = [];
-  const hasRuntime = accs.some((a) => a.runtimeS !== undefined);
+  // Records, made when asked for.
+  const hasRuntime = order.some((a) => !Number.isNaN(table.runtimeS[a]));
   // A loop, not Math.min(...rows): spreading ~125k rows overflows the call stack.
   let wall0 = Infinity;
-  for (const a of accs) if (a.wallS !== undefined && !(a.wallS >= wall0)) wall0 = a.wallS; // NaN sticks, as in Math.min
-  let clock = 0;
-  for (const a of accs) {
-    if (a.train.size) {
-      const rec: Record<string, number> = { step: a.step, time_ms: NaN };
+  for (const a of order) if (!Number.isNaN(table.wallS[a]) && !(table.wallS[a] >= wall0)) wall0 = table.wallS[a];
+  const nameOf = (id: number) => renames.get(table.cols[id].key) ?? table.cols[id].key;
+  let stepCount = 0;
+  let evalCount = 0;
+  const evalSigs = new Set<number>();
+  for (const a of order) {
+    if (table.trainSig[a] !== 0) stepCount++;
+    if (table.valSig[a] !== 0) {
+      evalCount++;
+      evalSigs.add(table.valSig[a]);
+    }
+  }
+  const evalKeys = new Set<string>(['step']);
+  for (const sig of evalSigs) for (const id of table.sigKeys[sig]) evalKeys.add(nameOf(id));
+  function* steps(): Generator<StepRecord> {
+    let clock = 0;
+    for (const a of order) {
+      const sig = table.trainSig[a];
+      if (sig === 0) continue;
+      const rec: Record<string, number> = { step: table.steps[a], time_ms: NaN };
       for (const k of STEP_METRIC_KEY_LIST) rec[k] = NaN;
-      for (const [k, v] of a.train) rec[renames.get(k) ?? k] = v;
+      for (const id of table.sigKeys[sig]) rec[nameOf(id)] = table.cols[id].train[a];
       const stepS = rec[STEP_METRIC_KEYS.stepS];
       if (Number.isFinite(stepS)) clock += stepS;
-      if (hasRuntime) rec.time_ms = a.runtimeS !== undefined ? a.runtimeS * 1000 : NaN;
-      else if (Number.isFinite(wall0)) rec.time_ms = a.wallS !== undefined ? (a.wallS - wall0) * 1000 : NaN;
+      const runtimeS = table.runtimeS[a];
+      const wallS = table.wallS[a];
+      if (hasRuntime) rec.time_ms = !Number.isNaN(runtimeS) ? runtimeS * 1000 : NaN;
+      else if (Number.isFinite(wall0)) rec.time_ms = !Number.isNaN(wallS) ? (wallS - wall0) * 1000 : NaN;
       else if (Number.isFinite(stepS)) rec.time_ms = clock * 1000;
-      steps.push(rec as StepRecord);
+      yield rec as StepRecord;
     }
-    if (a.val.size) {
-      const rec: Record<string, number> = { step: a.step };
-      for (const [k, v] of a.val) rec[renames.get(k) ?? k] = v;
-      evals.push(rec as EvalRecord);
+  }
+  function* evals(): Generator<EvalRecord> {
+    for (const a of order) {
+      const sig = table.valSig[a];
+      if (sig === 0) continue;
+      const rec: Record<string, number> = { step: table.steps[a] };
+      for (const id of table.sigKeys[sig]) rec[nameOf(id)] = table.cols[id].val![a];
+      yield rec as EvalRecord;
     }
   }
   const mappedEvalKeys = [...new Set([...renames.values()].filter((k) => k.startsWith('val/')))].sort();
-  return { formats, steps, evals, warnings: sink.warnings, notes: sink.notes, val, mappedEvalKeys };
+  return { formats, warnings: sink.warnings, notes: sink.notes, val, mappedEvalKeys, stepCount, evalCount, evalKeys, steps, evals };
 }

@@ -1,43 +1,44 @@
 /** JSONL metrics: the lab's metrics.jsonl, `{"step": N, "data": {…}}` records, or W&B's run history. */
-import { checkStep, keyProblem, RESERVED_KEYS, type Sink } from './log-records';
+import { checkStep, keyProblem, RESERVED_KEYS, type LineParser, type Sink } from './log-records';
 
 /** Every JSON-object line with a step into the sink; other lines are warnings. */
-export function parseJsonlFile(file: string, text: string, sink: Sink) {
-  const lines = text.replace(/^\uFEFF/, '').split('\n');
+export function jsonlParser(file: string, sink: Sink): LineParser {
   const ignored = new Set<string>();
-  for (let i = 0; i < lines.length; i++) {
+  let i = -1;
+  const line = (text: string) => {
+    i++;
     const lineNo = i + 1;
-    const raw = lines[i].trim();
-    if (raw === '') continue;
+    const raw = (i === 0 ? text.replace(/^\uFEFF/, '') : text).trim();
+    if (raw === '') return;
     const warn = (reason: string) => sink.warnings.push({ file, line: lineNo, reason });
     let obj: unknown;
     try {
       obj = JSON.parse(raw);
     } catch {
       warn('not valid JSON');
-      continue;
+      return;
     }
     if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
       warn('not a JSON object');
-      continue;
+      return;
     }
     const rec = obj as Record<string, unknown>;
     const type = rec.type;
     if (type !== undefined && type !== 'step' && type !== 'eval') {
       warn(`record type ${JSON.stringify(type)} skipped (expected "step" or "eval")`);
-      continue;
+      return;
     }
     // W&B's run history (`run.scan_history()` / `history.jsonl`) names the step `_step`.
     const stepKey = Object.prototype.hasOwnProperty.call(rec, 'step') ? 'step' : Object.prototype.hasOwnProperty.call(rec, '_step') ? '_step' : null;
     if (stepKey === null) {
       warn('no "step"');
-      continue;
+      return;
     }
     const rawStep = rec[stepKey];
     const step = typeof rawStep === 'number' ? checkStep(rawStep) : `step must be a non-negative integer, got ${JSON.stringify(rawStep)}`;
     if (typeof step === 'string') {
       warn(step);
-      continue;
+      return;
     }
     const data = typeof rec.data === 'object' && rec.data !== null && !Array.isArray(rec.data) ? (rec.data as Record<string, unknown>) : rec;
     const values = new Map<string, number>();
@@ -63,8 +64,9 @@ export function parseJsonlFile(file: string, text: string, sink: Sink) {
       typeof rec.time_ms === 'number' && Number.isFinite(rec.time_ms) ? rec.time_ms : stepKey === '_step' && typeof rec._runtime === 'number' && Number.isFinite(rec._runtime) ? rec._runtime * 1000 : undefined;
     if (values.size === 0 && timeMs === undefined) {
       warn('no numeric values');
-      continue;
+      return;
     }
-    sink.lines.push({ file, line: lineNo, step, values, runtimeS: timeMs !== undefined ? timeMs / 1000 : undefined, kind: type === 'eval' ? 'eval' : type === 'step' ? 'step' : 'auto' });
-  }
+    sink.emit({ file, line: lineNo, step, values, runtimeS: timeMs !== undefined ? timeMs / 1000 : undefined, kind: type === 'eval' ? 'eval' : type === 'step' ? 'step' : 'auto' });
+  };
+  return { line, end: () => {} };
 }

@@ -16,6 +16,12 @@ export const FORMAT_LABELS: Record<VerlFormat, string> = {
   'metrics-jsonl': 'metrics JSONL',
 };
 
+/** A log reader fed one line at a time (as `text.split('\n')` gives them), then told the file ended. */
+export interface LineParser {
+  line(s: string): void;
+  end(): void;
+}
+
 /** One skipped line (or column, or key): `file:line: reason`. */
 export interface ImportWarning {
   file: string;
@@ -50,6 +56,20 @@ export interface VerlInputFile {
   name: string;
   text: string;
 }
+
+/**
+ * A file read line by line: `lines()` yields what `text.split('\n')` would (a first line may start
+ * with a BOM, a line may end in "\r") and starts over from the beginning on every call (the
+ * import reads a file twice: once to tell its format, once to parse it). The CLI streams a file
+ * from disk; the page wraps a File's text (textSource).
+ */
+export interface VerlLineSource {
+  name: string;
+  lines(): Iterable<string>;
+}
+
+/** A source over text already in memory (the page's Files, tests). */
+export const textSource = (f: VerlInputFile): VerlLineSource => ({ name: f.name, lines: () => f.text.split('\n') });
 
 export interface VerlImport {
   /** Format of each file, in input order. */
@@ -176,7 +196,8 @@ export interface RawLine {
 }
 
 export interface Sink {
-  lines: RawLine[];
+  /** Each raw point as it is read (merged at once: nothing per line is kept). */
+  emit(line: RawLine): void;
   warnings: ImportWarning[];
   notes: string[];
   /** Validation settings found in the text (console logs). */

@@ -90,7 +90,7 @@ describe('magic-lab import-verl', () => {
     vi.resetModules();
     vi.doMock('../../src/verl/import', async (orig) => ({
       ...(await orig<typeof import('../../src/verl/import')>()),
-      importVerlRun: () => {
+      importVerlSources: () => {
         throw new TypeError('boom');
       },
     }));

@@ -36,7 +36,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function readHolder(file: string): LockHolder | null {
+/** The holder a lock file names, or null when it cannot be read as one. */
+export function readLockHolder(file: string): LockHolder | null {
   try {
     const v = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockHolder>;
     if (typeof v.pid === 'number' && Number.isInteger(v.pid) && v.pid > 0 && typeof v.host === 'string' && typeof v.startedAt === 'string') return v as LockHolder;
@@ -59,7 +60,7 @@ export function acquireLock(file: string, what: string, log: (s: string) => void
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
     }
-    const holder = readHolder(file);
+    const holder = readLockHolder(file);
     if (holder === null) throw new RunLockError(`${what} is locked by ${file}, which cannot be read; remove it if no other magic-lab process uses it`);
     const sameHost = holder.host === me.host;
     if (!sameHost || holder.pid === process.pid || processAlive(holder.pid)) {
@@ -74,7 +75,7 @@ export function acquireLock(file: string, what: string, log: (s: string) => void
     if (!held) return;
     held = false;
     // Only our own lock: a holder that reclaimed it after us must keep theirs.
-    if (readHolder(file)?.pid === me.pid) rmSync(file, { force: true });
+    if (readLockHolder(file)?.pid === me.pid) rmSync(file, { force: true });
   };
 }
 

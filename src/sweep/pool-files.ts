@@ -4,7 +4,9 @@
  * keeps two sweeps out of one directory.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
+import { acquireLock, readLockHolder, RunLockError } from '../run/dir-lock';
 import { validateRunConfig, type RunConfigInput } from '../rl/config';
 import { SweepError } from './errors';
 import { sweepSpec, SWEEP_SCHEMA, type PlannedRun, type SweepOptions } from './plan';
@@ -100,24 +102,31 @@ function fieldAt(v: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((x, k) => (typeof x === 'object' && x !== null ? (x as Record<string, unknown>)[k] : undefined), v);
 }
 
-/** A lock so two sweeps never write one directory at once (a stale lock of a dead process is taken over). */
+/**
+ * A lock so two sweeps never write one directory at once: the run directories' lock
+ * (src/run/dir-lock.ts: O_EXCL, pid + host + start time, a dead holder's lock reclaimed) under the
+ * sweep's own name and message. A plain pid, as sweeps wrote before, is read as a holder on this host.
+ */
 export function lock(dir: string): () => void {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, '.sweep-lock');
   if (existsSync(file)) {
-    const pid = Number(readFileSync(file, 'utf8'));
-    let alive = false;
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
-      try {
-        process.kill(pid, 0);
-        alive = true;
-      } catch {
-        alive = false;
-      }
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8').trim();
+    } catch {
+      // unreadable: acquireLock says so
     }
-    if (alive) throw new SweepError(`--out: another sweep (process ${pid}) is using ${dir}; wait for it or remove ${file}`);
+    const holder = /^\d+$/.test(text) ? Number(text) : readLockHolder(file)?.host === hostname() ? readLockHolder(file)!.pid : null;
+    // This process's own lock (a sweep of this process that stopped early), or a plain pid: rewritten in the holder format first.
+    if (holder === process.pid) rmSync(file, { force: true });
+    else if (/^\d+$/.test(text)) writeFileSync(file, JSON.stringify({ pid: holder, host: hostname(), startedAt: 'unknown' }) + '\n');
   }
-  writeFileSync(file, String(process.pid));
-  return () => rmSync(file, { force: true });
+  try {
+    return acquireLock(file, `sweep directory ${dir}`);
+  } catch (e) {
+    if (!(e instanceof RunLockError)) throw e;
+    const h = readLockHolder(file);
+    throw new SweepError(`--out: another sweep (process ${h ? `${h.pid}${h.host === hostname() ? '' : ` on host ${h.host}`}` : 'unknown'}) is using ${dir}; wait for it or remove ${file}`);
+  }
 }
-

@@ -59,16 +59,37 @@ export class StepTable {
     }
   }
 
+  /** While steps arrive in increasing order (the usual log) slots are found by binary search; the Map is built only once they do not. */
+  private sorted = true;
+
+  private find(step: number): number | undefined {
+    if (!this.sorted) return this.slotOf.get(step);
+    let lo = 0;
+    let hi = this.size - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = this.steps[mid];
+      if (v === step) return mid;
+      if (v < step) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
   private slot(step: number): number {
-    let s = this.slotOf.get(step);
+    let s = this.find(step);
     if (s === undefined) {
       if (this.size === 0) {
         this.runtimeS.fill(NaN);
         this.wallS.fill(NaN);
       }
       if (this.size === this.steps.length) this.grow();
+      if (this.sorted && this.size > 0 && step < this.steps[this.size - 1]) {
+        this.sorted = false;
+        for (let i = 0; i < this.size; i++) this.slotOf.set(this.steps[i], i);
+      }
       s = this.size++;
-      this.slotOf.set(step, s);
+      if (!this.sorted) this.slotOf.set(step, s);
       this.steps[s] = step;
     }
     return s;

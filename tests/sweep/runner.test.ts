@@ -4,13 +4,15 @@
  * refusal of a directory made by another sweep config.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args';
 import { ablate } from '../../src/cli/ablate';
 import { main } from '../../src/cli/main';
 import { sweep } from '../../src/cli/sweep';
+import { lock } from '../../src/sweep/pool-files';
 import { formatDuration, planSweep, progressText, trainArgs, type SweepOptions } from '../../src/sweep/runner';
 import type { Summary } from '../../src/sweep/summary';
 import { fakeEval, fakeTrain } from './fakes';
@@ -145,6 +147,30 @@ describe('sweep runner (fake train and eval)', () => {
     const f = await sweep(['--presets', 'magic', '--seeds', '1', '--out', full, '--steps', '4', '--eval-k', '2'], quiet.log, { train: fakeTrain(), evaluate: fakeEval() });
     expect(f.sweep.evalProblems).toBe(256);
     expect(quiet.lines.join('\n')).not.toContain('precise evaluations use');
+  });
+
+  it("the sweep's lock is the run directories' lock (pid, host, start time): a live holder is refused in one line, a dead one's lock reclaimed", async () => {
+    const out = mkdtempSync(join(tmpdir(), 'sweep-lock-'));
+    const unlock = lock(out);
+    const held = JSON.parse(readFileSync(join(out, '.sweep-lock'), 'utf8'));
+    expect(held).toMatchObject({ pid: process.pid, host: hostname() });
+    expect(typeof held.startedAt).toBe('string');
+    unlock();
+    expect(existsSync(join(out, '.sweep-lock'))).toBe(false);
+    // A live holder (the parent process): exit 2, the sweep's own message.
+    for (const text of [JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: '2026-01-01T00:00:00Z' }), String(process.ppid)]) {
+      writeFileSync(join(out, '.sweep-lock'), text);
+      const errs: string[] = [];
+      const code = await main(['sweep', ...args(out)], () => {}, (e) => errs.push(e));
+      expect(code).toBe(2);
+      expect(errs).toEqual([`magic-lab sweep: --out: another sweep (process ${process.ppid}) is using ${out}; wait for it or remove ${join(out, '.sweep-lock')}`]);
+    }
+    // A dead holder's lock (a child that has exited) is taken over.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(join(out, '.sweep-lock'), JSON.stringify({ pid: dead, host: hostname(), startedAt: '2026-01-01T00:00:00Z' }));
+    const s = await sweep(args(out), () => {}, { train: fakeTrain(), evaluate: fakeEval() });
+    expect(s.complete).toBe(true);
+    expect(existsSync(join(out, '.sweep-lock'))).toBe(false);
   });
 
   it('usage errors name the flag (exit 2)', async () => {

@@ -14,7 +14,7 @@ describe('console log: keys broken across lines', () => {
     expect(r.steps.map((s) => s.step)).toEqual([1, 2, 3, 5]);
     expect(r.steps[0]['response_length/mean']).toBe(412.5);
     expect(r.steps[0]['perf/step_s']).toBe(30);
-    expect(r.steps[1]['critic/rewards/min']).toBe(-1);
+    expect((r.steps[1] as Record<string, number>)['critic/rewards/min']).toBe(-1);
     expect(r.steps[1]['critic/score/mean']).toBe(0.281);
   });
 

@@ -255,6 +255,29 @@ export function splitCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Check
 }
 
 /**
+ * The most bytes a checkpoint of this version and header can be: prefix, header, and every float
+ * of its model (layoutParams, padding included) three times — parameters and both AdamW moments.
+ * Read before the rest of the file (src/run/read-file.ts), so a file far larger than its model
+ * needs is refused without reading it. Null when the header is not JSON naming a valid model:
+ * decodeCheckpoint then says what is wrong.
+ */
+export function checkpointSizeBound(version: number, headerBytes: Uint8Array): { bytes: number; model: string } | null {
+  const prefix = PREFIX_BYTES[version];
+  if (prefix === undefined) return null;
+  try {
+    const header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(headerBytes)) as unknown;
+    if (!isPlainObject(header) || jsonDepth(header, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return null;
+    const model = validateModelConfig(header.model);
+    return { bytes: prefix + headerBytes.length + 3 * 4 * layoutParams(model).totalFloats, model: `${model.nLayers} layer${model.nLayers === 1 ? '' : 's'} × d ${model.dModel}, vocabulary ${model.vocabSize}, context ${model.contextLength}` };
+  } catch {
+    return null;
+  }
+}
+
+/** Bytes before the header in a checkpoint of this version (undefined for a version this build does not read). */
+export const checkpointPrefixBytes = (version: number): number | undefined => PREFIX_BYTES[version];
+
+/**
  * A version-2 file around a header JSON text (padded here) and data, with a matching checksum and
  * no validation: for tests and tools that edit a file on purpose (the decoder must then catch
  * what is wrong by validation alone).

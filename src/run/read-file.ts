@@ -4,6 +4,7 @@
  * is read into memory. Errors are FileReadError (the CLI maps them to exit 2, one line).
  */
 import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { CHECKPOINT_MAGIC, checkpointPrefixBytes, checkpointSizeBound } from '../model/checkpoint';
 
 export class FileReadError extends Error {
   constructor(message: string) {
@@ -63,17 +64,29 @@ export function readBoundedFile(file: string, flag: string, maxBytes: number): U
 
 /**
  * A checkpoint file: a regular file under 2 GiB whose prefix's header length is within the
- * header limit, read whole only then (its checksum and contents are checked by decodeCheckpoint).
+ * header limit and whose size is within what its model needs (checkpointSizeBound, from the
+ * header, read first), read whole only then (its checksum and contents are checked by decodeCheckpoint).
  */
 export function readCheckpointFile(file: string, flag: string): Uint8Array {
-  checkRegularFile(file, flag, MAX_CHECKPOINT_BYTES);
+  const size = checkRegularFile(file, flag, MAX_CHECKPOINT_BYTES);
   const fd = openSync(file, 'r');
   try {
     const head = new Uint8Array(16);
     const n = readSync(fd, head, 0, 16, 0);
     if (n === 16) {
-      const hlen = new DataView(head.buffer).getUint32(12, true);
+      const dv = new DataView(head.buffer);
+      const version = dv.getUint32(8, true);
+      const hlen = dv.getUint32(12, true);
       if (hlen > MAX_CHECKPOINT_HEADER_BYTES) throw new FileReadError(`${flag}: checkpoint ${file}: header length ${hlen} is over the limit (${MAX_CHECKPOINT_HEADER_BYTES} bytes): not a checkpoint this lab wrote`);
+      const magic = new TextDecoder().decode(head.subarray(0, 8)) === CHECKPOINT_MAGIC;
+      const prefix = magic ? checkpointPrefixBytes(version) : undefined;
+      if (prefix !== undefined && prefix + hlen <= size) {
+        const header = new Uint8Array(hlen);
+        if (readSync(fd, header, 0, hlen, prefix) === hlen) {
+          const bound = checkpointSizeBound(version, header);
+          if (bound && size > bound.bytes) throw new FileReadError(`${flag}: checkpoint ${file} is ${size} bytes, more than its model (${bound.model}) needs with optimizer state (at most ${bound.bytes}): not a checkpoint this lab wrote`);
+        }
+      }
     }
   } finally {
     closeSync(fd);

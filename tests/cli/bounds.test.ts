@@ -4,12 +4,12 @@
  * memory read from /dev/zero, an EISDIR trace or a stack overflow.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
-import { assembleCheckpoint, splitCheckpoint } from '../../src/model/checkpoint';
+import { assembleCheckpoint, checkpointSizeBound, splitCheckpoint } from '../../src/model/checkpoint';
 import { cliRunner } from './harness';
 
 const run = cliRunner(main);
@@ -56,6 +56,27 @@ describe('bounded reads of checkpoints', () => {
     const file = join(dir, 'huge-header.mlck');
     writeFileSync(file, bytes);
     expectOneLine(await run('eval', '--checkpoint', file), /header length 4294967280 is over the limit/);
+  });
+
+  it('a checkpoint larger than its model needs: one line from its header, the rest never read', async () => {
+    // 1.5 GiB on disk (sparse): the size check runs on the header and the stat, before any read of the data.
+    const file = join(dir, 'padded.mlck');
+    writeFileSync(file, readFileSync(tinyBase));
+    truncateSync(file, 1.5 * 1024 ** 3);
+    const rss0 = process.memoryUsage().rss;
+    for (const args of [['eval', '--checkpoint', file], ['train', '--preset', 'magic-tiny', '--base', file, '--out', join(dir, 'r3'), '--quiet']]) {
+      expectOneLine(await run(...args), /padded\.mlck is 1610612736 bytes, more than its model \(1 layer × d 16, vocabulary 24, context 64\) needs with optimizer state \(at most \d+\): not a checkpoint this lab wrote$/);
+    }
+    expect(process.memoryUsage().rss - rss0).toBeLessThan(512 * 1024 ** 2);
+  });
+
+  it('checkpointSizeBound: header, model floats ×3 (parameters and AdamW moments)', () => {
+    const { headerText } = splitCheckpoint(new Uint8Array(readFileSync(tinyBase)));
+    const header = new TextEncoder().encode(headerText);
+    const bound = checkpointSizeBound(2, header)!;
+    expect(bound.bytes).toBeGreaterThanOrEqual(readFileSync(tinyBase).length);
+    expect(checkpointSizeBound(2, new TextEncoder().encode('{"model": 3}'))).toBeNull();
+    expect(checkpointSizeBound(7, header)).toBeNull();
   });
 });
 

@@ -21,7 +21,8 @@ import { readJsonFile } from './sft';
 import type { TrainRunOptions } from '../run/train-options';
 import { checkRunFits } from './resources';
 import { lockRunDir, tempPathFor } from '../run/dir-lock';
-import { readCheckpointFile } from '../run/read-file';
+import { FileReadError, readCheckpointFile } from '../run/read-file';
+import { filterJournal, JournalDamageError } from '../run/journal';
 import { checkResumeIdentity } from './run-identity';
 
 
@@ -129,39 +130,6 @@ export function progressLine(r: StepRecord, lastEval: EvalRecord | null): string
     `val ${acc}  ${fmt(r['perf/tokens_per_s'], 0)} tok/s  ${fmt(r['perf/step_s'], 1)} s/step` +
     (phases ? `  ${phases}` : '')
   );
-}
-
-/**
- * The records of a JSONL journal (metrics.jsonl, samples.jsonl). A last line that does not parse
- * is a partial append (a crash or a full disk): dropped and reported. A bad line before the last
- * is damage resume cannot repair: a UsageError naming file:line.
- */
-export function readJournal(file: string): { records: Record<string, unknown>[]; lines: string[]; dropped: { line: number } | null } {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  let last = lines.length - 1;
-  while (last >= 0 && lines[last].trim() === '') last--;
-  const records: Record<string, unknown>[] = [];
-  const kept: string[] = [];
-  let dropped: { line: number } | null = null;
-  for (let i = 0; i <= last; i++) {
-    if (lines[i].trim() === '') continue;
-    let r: unknown;
-    try {
-      r = JSON.parse(lines[i]);
-    } catch {
-      r = undefined;
-    }
-    if (typeof r !== 'object' || r === null || Array.isArray(r)) {
-      if (i === last) {
-        dropped = { line: i + 1 };
-        continue;
-      }
-      throw new UsageError(`--resume: ${file}:${i + 1} is not a JSON record; the run's journal is damaged before its end (restore it or start a new run)`);
-    }
-    records.push(r as Record<string, unknown>);
-    kept.push(lines[i]);
-  }
-  return { records, lines: kept, dropped };
 }
 
 /** For tests only (nothing on the command line sets them). */
@@ -309,13 +277,19 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     const cutJournals = (step: number) => {
       for (const f of [metricsFile, samplesFile]) {
         if (!existsSync(f)) continue;
-        const { records, lines, dropped } = readJournal(f);
-        if (dropped) log(`warning: ${f}:${dropped.line}: dropped a partial last record (a crash or full disk while it was written)`);
-        const keep = records.map((r, i) => ({ r, line: lines[i] })).filter(({ r }) => ((r.step as number | undefined) ?? 0) <= step);
-        // A finished run resumed again already has its final evaluation: do not append a second one.
-        if (f === metricsFile && keep.some(({ r }) => r.type === 'eval' && r.step === step)) evaluatedAt = step;
-        // Whole or not at all: a full disk here must not cut the journal short.
-        replaceFile(f, keep.map(({ line }) => line + '\n').join(''));
+        // Streamed through a temp file, renamed over the journal only when whole (src/run/journal.ts).
+        const keep = (r: Record<string, unknown>) => {
+          if (((r.step as number | undefined) ?? 0) > step) return false;
+          // A finished run resumed again already has its final evaluation: do not append a second one.
+          if (f === metricsFile && r.type === 'eval' && r.step === step) evaluatedAt = step;
+          return true;
+        };
+        try {
+          writing(f, () => filterJournal(f, keep, (line) => log(`warning: ${f}:${line}: dropped a partial last record (a crash or full disk while it was written)`)));
+        } catch (e) {
+          if (e instanceof JournalDamageError || e instanceof FileReadError) throw new UsageError(e.message);
+          throw e;
+        }
       }
     };
     if (resume) {

@@ -1,6 +1,8 @@
-// `npm run bench:import [-- --rows N]`: time and peak RSS of `magic-lab import-verl` on a generated
-// TensorBoard-style CSV of N steps (default 1,000,000). The CSV is written first (streamed, in
-// this process); the import runs in a child process so its peak RSS is its own (resourceUsage().maxRSS).
+// `npm run bench:import [-- --rows N] [--bound MiB]`: time and peak RSS of `magic-lab import-verl` on a
+// generated TensorBoard-style CSV of N steps (default 1,000,000). The CSV is written first (streamed,
+// in this process); the import runs in a child process so its peak RSS is its own
+// (resourceUsage().maxRSS, tsx's TypeScript loader included). With --bound, a peak RSS above it
+// (or a failed import) exits 1: BENCHMARKS.md states the bound import-verl keeps at 1M rows.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,5 +53,10 @@ if (r.status !== 0) {
 const res = JSON.parse(r.stdout.trim().split('\n').pop());
 const outFile = join(dir, 'out.jsonl');
 const wrote = res.code === 0 ? `${(statSync(outFile).size / 2 ** 20).toFixed(1)} MiB run file` : `no run file (${r.stderr.trim().split('\n').pop()})`;
+const bound = arg('bound', null);
 console.log(`import-verl: ${rows} CSV rows (${(bytes / 2 ** 20).toFixed(1)} MiB) → ${wrote}: exit ${res.code}, ${res.seconds.toFixed(1)} s, peak RSS ${res.peakRssMiB.toFixed(0)} MiB`);
 rmSync(dir, { recursive: true, force: true });
+if (bound !== null && (res.code !== 0 || res.peakRssMiB > Number(bound))) {
+  console.log(`over the bound: exit ${res.code}, peak RSS ${res.peakRssMiB.toFixed(0)} MiB (bound ${bound} MiB)`);
+  process.exit(1);
+}

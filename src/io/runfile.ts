@@ -416,12 +416,16 @@ export function writeImportedRunJsonl(
   if (over.name !== undefined) head.name = over.name;
   if (over.config) head.config = over.config;
   const enc = new TextEncoder();
+  let buf = new Uint8Array(1 << 16);
   let crc = 0xffffffff;
   let chunk = '';
   let records = 0;
   const put = (line: string) => {
-    crc = crc32Update(crc, enc.encode(line + '\n'));
-    chunk += line + '\n';
+    const l = line + '\n';
+    // One buffer for every line's UTF-8 (at most 3 bytes a UTF-16 unit), not a new array each.
+    if (buf.length < 3 * l.length) buf = new Uint8Array(3 * l.length);
+    crc = crc32Update(crc, buf.subarray(0, enc.encodeInto(l, buf).written));
+    chunk += l;
     if (chunk.length >= 1 << 20) {
       write(chunk);
       chunk = '';

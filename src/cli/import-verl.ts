@@ -10,7 +10,8 @@
 import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { validateRunConfig } from '../rl/config';
-import { importRunFiles, isLabRunFile, RunFileError, runToJsonl, writeImportedRunJsonl } from '../io/runfile';
+import { importRunFiles, RunFileError, runToJsonl } from '../io/runfile';
+import { isLabRunFile, writeImportedRunJsonl } from '../io/runfile-stream';
 import { tempPathFor } from '../run/dir-lock';
 import { FileReadError, readLinesSync } from '../run/read-file';
 import { warningLines, type VerlLineSource } from '../verl/import';

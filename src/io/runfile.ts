@@ -22,11 +22,11 @@
  * export, JSONL metrics such as `magic-lab train`'s metrics.jsonl): src/verl/import.ts reads
  * them, and importRunFiles wraps the records into a run (docs/verl-import.md).
  */
-import { crc32Label, crc32Update } from '../model/checkpoint';
+import { crc32Label } from '../model/checkpoint';
 import { DEFAULT_RUN_CONFIG, validateRunConfig, type RunConfig } from '../rl/config';
 import { LATER_STEP_METRIC_KEYS, STEP_METRIC_KEY_LIST } from '../rl/metrics';
 import type { EvalRecord, StepRecord } from '../rl/trainer-types';
-import { FORMAT_LABELS, importVerlRun, importVerlSources, VerlImportError, type ImportWarning, type VerlImport, type VerlImportOptions, type VerlLineSource } from '../verl/import';
+import { FORMAT_LABELS, importVerlRun, VerlImportError, type ImportWarning, type VerlImport, type VerlImportOptions } from '../verl/import';
 
 export const RUN_FILE_FORMAT = 'magic-lab-run';
 /** The version this build writes: 2 ends with a checksum record (version 1, without one, is still read). */
@@ -59,10 +59,10 @@ export class RunFileError extends Error {
 /** NaN / ±Infinity are not JSON: written as null, read back as NaN. */
 const numOut = (v: number) => (Number.isFinite(v) ? v : null);
 
-const headerLine = (run: Omit<RunData, 'steps' | 'evals'>) =>
+export const headerLine = (run: Omit<RunData, 'steps' | 'evals'>) =>
   JSON.stringify({ type: 'run', format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, id: run.id, name: run.name, preset: run.preset, createdAt: run.createdAt, ...(run.note ? { note: run.note } : {}), config: run.config });
 const clean = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, numOut(v)]));
-const recordLine = (type: 'step' | 'eval', r: StepRecord | EvalRecord) => JSON.stringify({ type, ...clean(r as Record<string, number>) });
+export const recordLine = (type: 'step' | 'eval', r: StepRecord | EvalRecord) => JSON.stringify({ type, ...clean(r as Record<string, number>) });
 
 export function runToJsonl(run: RunData): string {
   const lines = [headerLine(run)];
@@ -301,7 +301,7 @@ export function parseCsv(text: string, file: string): RunData {
 const firstLine = (text: string) => text.replace(/^\uFEFF/, '').split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
 
 /** A line's JSON object's `type`, or undefined. */
-function recordType(line: string): unknown {
+export function recordType(line: string): unknown {
   if (!line.startsWith('{')) return undefined;
   try {
     const o = JSON.parse(line) as unknown;
@@ -324,20 +324,6 @@ function isLabJsonl(text: string): boolean {
 /** MAGIC Lab's own CSV export (its header starts `step,time_ms`). */
 const isLabCsv = (text: string) => /^step,time_ms(,|$)/.test(firstLine(text));
 
-/** isLabJsonl || isLabCsv over a file read line by line (only its first and last non-empty lines are kept). */
-export function isLabRunFile(lines: Iterable<string>): boolean {
-  let first: string | null = null;
-  let last = '';
-  let n = 0;
-  for (const raw of lines) {
-    const t = (n++ === 0 ? raw.replace(/^\uFEFF/, '') : raw).trim();
-    if (t === '') continue;
-    first ??= t;
-    last = t;
-  }
-  first ??= '';
-  return recordType(first) === 'run' || (/"checksum"/.test(last) && recordType(last) === 'end') || /^step,time_ms(,|$)/.test(first);
-}
 
 /** A run import: the run, lines skipped on the way (file:line), and what the import rules did. */
 export interface RunImport {
@@ -380,7 +366,8 @@ export function runFromImport(imp: VerlImport, files: readonly string[]): RunDat
   return { ...importedRunHeader(imp, files, evalKeys), steps: imp.steps, evals: imp.evals };
 }
 
-function importedRunHeader(imp: Pick<VerlImport, 'formats' | 'warnings'>, files: readonly string[], evalKeys: Iterable<string>): Omit<RunData, 'steps' | 'evals'> {
+/** A run's header fields for imported cluster records (evalKeys: the eval records' keys, for its config). */
+export function importedRunHeader(imp: Pick<VerlImport, 'formats' | 'warnings'>, files: readonly string[], evalKeys: Iterable<string>): Omit<RunData, 'steps' | 'evals'> {
   const label = [...new Set(imp.formats.map((f) => FORMAT_LABELS[f]))].join(' + ');
   const skipped = imp.warnings.length;
   return {
@@ -393,51 +380,6 @@ function importedRunHeader(imp: Pick<VerlImport, 'formats' | 'warnings'>, files:
   };
 }
 
-/**
- * Cluster logs read line by line (src/verl/import.ts, importVerlSources) written as a run file
- * line by line: the same bytes runToJsonl(importRunFiles(…).run) gives, with the end record's
- * checksum kept running, so neither the logs nor the run file is ever one string. `write` gets
- * chunks of whole lines. Errors are RunFileError naming the file.
- */
-export function writeImportedRunJsonl(
-  files: readonly VerlLineSource[],
-  opts: VerlImportOptions,
-  write: (chunk: string) => void,
-  over: { name?: string; config?: RunConfig } = {},
-): Omit<RunImport, 'run'> & { name: string; steps: number; evals: number } {
-  let imp;
-  try {
-    imp = importVerlSources(files, opts);
-  } catch (e) {
-    if (e instanceof VerlImportError) throw new RunFileError(e.file, null, e.detail);
-    throw e;
-  }
-  const head = importedRunHeader(imp, files.map((f) => f.name), imp.evalKeys);
-  if (over.name !== undefined) head.name = over.name;
-  if (over.config) head.config = over.config;
-  const enc = new TextEncoder();
-  let buf = new Uint8Array(1 << 16);
-  let crc = 0xffffffff;
-  let chunk = '';
-  let records = 0;
-  const put = (line: string) => {
-    const l = line + '\n';
-    // One buffer for every line's UTF-8 (at most 3 bytes a UTF-16 unit), not a new array each.
-    if (buf.length < 3 * l.length) buf = new Uint8Array(3 * l.length);
-    crc = crc32Update(crc, buf.subarray(0, enc.encodeInto(l, buf).written));
-    chunk += l;
-    if (chunk.length >= 1 << 20) {
-      write(chunk);
-      chunk = '';
-    }
-  };
-  put(headerLine(head));
-  for (const s of imp.steps()) put(recordLine('step', s)), records++;
-  for (const e of imp.evals()) put(recordLine('eval', e)), records++;
-  const checksum = `crc32:${((crc ^ 0xffffffff) >>> 0).toString(16).padStart(8, '0')}`;
-  write(chunk + JSON.stringify({ type: 'end', records, checksum }) + '\n');
-  return { format: [...new Set(imp.formats.map((f) => FORMAT_LABELS[f]))].join(' + '), warnings: imp.warnings, notes: imp.notes, name: head.name, steps: imp.stepCount, evals: imp.evalCount };
-}
 
 /**
  * Imports run files: MAGIC Lab's own JSONL / CSV export (one file), or cluster logs that

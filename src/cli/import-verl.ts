@@ -98,7 +98,7 @@ export async function importVerl(argv: string[], log: (s: string) => void, err: 
       // Stat'ed first: a device or directory is refused before a byte is read.
       const st = statSync(name);
       if (!st.isFile()) throw new UsageError(`${name}: is ${st.isDirectory() ? 'a directory' : 'a device, pipe or socket'}, not a log file`);
-      return { name, lines: () => readLinesSync(name, 'import-verl') };
+      return { name, lines: () => readLinesSync(name, '') };
     } catch (e) {
       if (e instanceof UsageError) throw e;
       throw new UsageError(`${name}: cannot read (${errCode(e)})`);

@@ -100,6 +100,7 @@ export const MAX_LINE_CHARS = 64 * 1024 ** 2;
 /**
  * The lines of a regular file as `readFileSync(file, 'utf8').split('\n')` gives them (a BOM kept,
  * "\r" left on), read in 1 MiB pieces: memory holds one piece and the line being read, never the file.
+ * Errors are FileReadError, `flag: …` (no prefix when flag is '').
  */
 export function* readLinesSync(file: string, flag: string, chunkBytes = 1 << 20): Generator<string> {
   checkRegularFile(file, flag, Number.MAX_SAFE_INTEGER);
@@ -115,7 +116,7 @@ export function* readLinesSync(file: string, flag: string, chunkBytes = 1 << 20)
       try {
         n = readSync(fd, buf, 0, chunkBytes, null);
       } catch (e) {
-        throw new FileReadError(`${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        throw new FileReadError(`${flag ? `${flag}: ` : ''}cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       }
       const text = n === 0 ? dec.decode() : dec.decode(buf.subarray(0, n), { stream: true });
       let from = 0;
@@ -127,7 +128,7 @@ export function* readLinesSync(file: string, flag: string, chunkBytes = 1 << 20)
         yield line;
       }
       part += text.slice(from);
-      if (part.length > MAX_LINE_CHARS) throw new FileReadError(`${flag}: ${file}:${lineNo}: a line of more than ${MAX_LINE_CHARS} characters: not a log`);
+      if (part.length > MAX_LINE_CHARS) throw new FileReadError(`${flag ? `${flag}: ` : ''}${file}:${lineNo}: a line of more than ${MAX_LINE_CHARS} characters: not a log`);
       if (n === 0) break;
     }
     yield part;

@@ -1,5 +1,5 @@
 /** `magic-lab import-verl`: a cluster run's log → a run file the page imports; exit codes and one-line errors. */
-import { copyFileSync, linkSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdtempSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -132,6 +132,16 @@ describe('import-verl guards (issue #27)', () => {
       expect(r.code).toBe(2);
       expect(r.errLines).toEqual([`magic-lab import-verl: ${f}: is ${what}, not a log file`]);
     }
+  });
+
+  it('a file with no line breaks past 64 Mi characters: one line, no run file, nothing held whole', async () => {
+    const f = join(d, 'one-line.csv');
+    writeFileSync(f, 'Step,actor/entropy\n1,');
+    truncateSync(f, 65 * 1024 ** 2);
+    const r = await run('import-verl', f, '--out', join(d, 'one-line.jsonl'));
+    expect(r.code).toBe(2);
+    expect(r.errLines).toEqual([`magic-lab import-verl: ${f}:2: a line of more than 67108864 characters: not a log`]);
+    expect(existsSync(join(d, 'one-line.jsonl'))).toBe(false);
   });
 
   it('a CSV of 130,000 steps imports (Math.min over spread rows used to overflow the stack)', async () => {

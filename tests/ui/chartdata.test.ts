@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/config';
 import { evalKey } from '../../src/rl/metrics';
-import { buildRows, chartSpecs, columnKey, onlyZeros, extraMetricKeys, heldOutKeys, parseHeldOutKey, plannedStages, runsToDraw, seriesForRun, stageBoundaries, type ChartSpec } from '../../src/ui/lib/chartdata';
+import { buildRows, chartSpecs, columnKey, drawnSeries, MANY_RUNS, onlyZeros, extraMetricKeys, heldOutKeys, parseHeldOutKey, plannedStages, runsToDraw, seriesForRun, stageBoundaries, type ChartSpec } from '../../src/ui/lib/chartdata';
 import type { EvalRecord } from '../../src/rl/trainer-types';
 import { fakeRun, fakeStep } from './helpers';
 
@@ -129,5 +129,29 @@ describe('the 0–1 axis of a chart with nothing but zeros', () => {
     expect(onlyZeros(rows, ['r0|actor/pg_clipfrac', 'r0|x', 'r1|y'])).toBe(true);
     expect(onlyZeros([], ['r0|a'])).toBe(true);
     expect(onlyZeros([{ step: 1, 'r0|a': 0, 'r1|a': 2 }], ['r0|a', 'r1|a'])).toBe(false);
+  });
+});
+
+describe('many overlaid runs: one series per run', () => {
+  const a = fakeRun('a', 4);
+  const spec = (id: string) => chartSpecs(a.config).find((s) => s.id === id)!;
+  it('below three runs every series draws', () => {
+    expect(drawnSeries(spec('reward'), a, 2)).toEqual(seriesForRun(spec('reward'), a));
+    expect(drawnSeries(spec('groups'), a, 1)).toHaveLength(3);
+  });
+  it('from three runs: the reward chart draws train reward, or held-out avg@k τ=1.0 when chosen', () => {
+    expect(drawnSeries(spec('reward'), a, 3).map((s) => s.key)).toEqual(['critic/score/mean']);
+    expect(drawnSeries(spec('reward'), a, 3, 'heldout').map((s) => s.key)).toEqual([evalKey('avg', 2, 1)]);
+    expect(MANY_RUNS).toBe(3);
+  });
+  it("other charts draw their main series (α on the coefficient chart), the step-time stack stays whole", () => {
+    expect(drawnSeries(spec('entropy-coeff'), a, 4).map((s) => s.key)).toEqual(['actor/entropy_coeff_realized']);
+    expect(drawnSeries(spec('groups'), a, 3).map((s) => s.key)).toEqual(['batch/solve_all']);
+    expect(drawnSeries(spec('timing'), a, 3)).toEqual(spec('timing').series);
+  });
+  it('rows hold only the drawn columns', () => {
+    const rows = buildRows([a, fakeRun('b', 4), fakeRun('c', 4)], (run) => drawnSeries(spec('reward'), run, 3, 'heldout'), 0);
+    const cols = new Set(rows.flatMap((r) => Object.keys(r)));
+    expect([...cols].sort()).toEqual(['r0|val/avg@2/t1.0', 'r1|val/avg@2/t1.0', 'r2|val/avg@2/t1.0', 'step']);
   });
 });

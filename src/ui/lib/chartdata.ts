@@ -22,6 +22,11 @@ export interface SeriesSpec {
   source: 'step' | 'eval';
   /** Right-hand axis. */
   right?: boolean;
+  /**
+   * Step-exact: the value a step set or counted (α, c, group counts, η), drawn as it is at any
+   * smoothing, so the line and the sentence under the chart (lib/explain.ts) read the same number.
+   */
+  exact?: boolean;
 }
 
 export interface ChartSpec {
@@ -44,6 +49,12 @@ export interface ChartSpec {
    * same kind at the same temperature (whatever its k).
    */
   allHeldOut?: boolean;
+  /** The series each run draws when many runs are overlaid (drawnSeries); default the first. */
+  main?: string;
+  /** The y axis spans the data (findings: curves near 0.15 are not squashed onto 0–1). */
+  fitY?: boolean;
+  /** A short hover tooltip: runs and reference means only, no bands or seeds. */
+  compactTooltip?: boolean;
 }
 
 export function chartSpecs(cfg: RunConfig): ChartSpec[] {
@@ -55,13 +66,13 @@ export function chartSpecs(cfg: RunConfig): ChartSpec[] {
   }
   return [
     { id: 'entropy', title: 'Entropy e_k', help: 'actor/entropy: mean entropy of the rollout distribution over the kept response tokens (nats), before the update; dashed line = target.', series: [{ key: 'actor/entropy', label: 'entropy', source: 'step' }], entropyTarget: true, log: true },
-    { id: 'entropy-coeff', title: 'Entropy coefficient', help: 'c_k (set) and α_k = c_k·1{e_k < target} (realised).', series: [{ key: 'actor/entropy_coeff', label: 'c (set)', source: 'step' }, { key: 'actor/entropy_coeff_realized', label: 'α (realised)', source: 'step' }] },
+    { id: 'entropy-coeff', title: 'Entropy coefficient', help: 'c_k (set) and α_k = c_k·1{e_k < target} (realised).', series: [{ key: 'actor/entropy_coeff', label: 'c (set)', source: 'step', exact: true }, { key: 'actor/entropy_coeff_realized', label: 'α (realised)', source: 'step', exact: true }], main: 'actor/entropy_coeff_realized' },
     { id: 'reward', title: 'Reward & held-out accuracy', help: 'Train reward (critic/score/mean) and held-out avg@k / pass@k at each eval temperature (dots: one evaluation each).', series: [{ key: 'critic/score/mean', label: 'train reward', source: 'step' }, ...evalSeries], allHeldOut: true },
     { id: 'length', title: 'Response length', help: 'Mean response length (tokens, left) and truncation ratio (right).', series: [{ key: 'response_length/mean', label: 'mean length', source: 'step' }, { key: 'response_length/clip_ratio', label: 'truncated', source: 'step', right: true }] },
     { id: 'clipfrac', title: 'Clip fractions', help: 'Fraction of tokens whose ratio ρ was clipped above (pg_clipfrac) and below (pg_clipfrac_lower).', series: [{ key: 'actor/pg_clipfrac', label: 'clipfrac', source: 'step' }, { key: 'actor/pg_clipfrac_lower', label: 'clipfrac lower', source: 'step' }] },
-    { id: 'groups', title: 'Groups', help: 'Groups solved by all (solve_all), by none (solve_none) and kept by rejection sampling.', series: [{ key: 'batch/solve_all', label: 'solve_all', source: 'step' }, { key: 'batch/solve_none', label: 'solve_none', source: 'step' }, { key: 'batch/kept_groups', label: 'kept', source: 'step' }] },
+    { id: 'groups', title: 'Groups', help: 'Groups solved by all (solve_all), by none (solve_none) and kept by rejection sampling.', series: [{ key: 'batch/solve_all', label: 'solve_all', source: 'step', exact: true }, { key: 'batch/solve_none', label: 'solve_none', source: 'step', exact: true }, { key: 'batch/kept_groups', label: 'kept', source: 'step', exact: true }] },
     { id: 'grad-norm', title: 'Grad norm', help: 'Global gradient norm before clipping.', series: [{ key: 'actor/grad_norm', label: 'grad norm', source: 'step' }], log: true },
-    { id: 'lr', title: 'Learning rate η', help: "actor/lr: the AdamW learning rate of the step's updates (update.lr times its schedule: warmup, then constant or cosine).", series: [{ key: 'actor/lr', label: 'η', source: 'step' }] },
+    { id: 'lr', title: 'Learning rate η', help: "actor/lr: the AdamW learning rate of the step's updates (update.lr times its schedule: warmup, then constant or cosine).", series: [{ key: 'actor/lr', label: 'η', source: 'step', exact: true }] },
     { id: 'throughput', title: 'Tokens / s', help: 'Generated + trained tokens per second of wall time.', series: [{ key: 'perf/tokens_per_s', label: 'tokens/s', source: 'step' }], log: true, volatile: true },
     { id: 'timing', title: 'Step time by phase', help: "Seconds of each step by phase (verl's timing_s/*), stacked: generate, reward, π_old, π_ref, advantages, update, evaluation, other; the top is the whole step.", series: TIMING_SERIES, stacked: true, volatile: true },
   ];
@@ -164,9 +175,32 @@ export function seriesForRun(spec: ChartSpec, run: RunData | null): SeriesSpec[]
   return out;
 }
 
+/** From this many overlaid runs on, each run draws one series per chart (drawnSeries). */
+export const MANY_RUNS = 3;
+
+/** Which family the reward chart draws per run when many are overlaid: train reward or held-out avg@k at τ = 1.0. */
+export type RewardFamily = 'train' | 'heldout';
+
+/**
+ * The series `spec` draws for `run` when `runCount` runs are drawn: all of them (seriesForRun)
+ * below MANY_RUNS or on a stacked chart; else only the run's main series, so the lines and the
+ * legend grow by one per run — on the reward chart, its train reward or (`family` 'heldout') its
+ * held-out avg@k at τ = 1.0 (else its highest temperature), and on others `spec.main`.
+ */
+export function drawnSeries(spec: ChartSpec, run: RunData | null, runCount: number, family: RewardFamily = 'train'): SeriesSpec[] {
+  const all = seriesForRun(spec, run);
+  if (runCount < MANY_RUNS || spec.stacked || all.length <= 1) return all;
+  if (spec.allHeldOut && family === 'heldout') {
+    const avg = all.filter((s) => parseHeldOutKey(s.key)?.kind === 'avg');
+    const pick = avg.find((s) => parseHeldOutKey(s.key)!.temperature === 1) ?? [...avg].sort((a, b) => parseHeldOutKey(b.key)!.temperature - parseHeldOutKey(a.key)!.temperature)[0];
+    return pick ? [pick] : [];
+  }
+  return [all.find((s) => s.key === spec.main) ?? all.find((s) => s.source === 'step') ?? all[0]];
+}
+
 /**
  * One row per step present in any drawn run; each (run, series) column EMA-smoothed over that
- * run's own points (eval series are not smoothed: they are sparse). `seriesIn`: the series of
+ * run's own points (eval series are not smoothed: they are sparse; nor are step-exact ones). `seriesIn`: the series of
  * every run, or of each run (seriesForRun). Non-positive values are dropped when `log` (a log axis cannot show them). At most `maxPoints` rows.
  */
 export function buildRows(runs: readonly RunData[], seriesIn: readonly SeriesSpec[] | ((run: RunData, slot: number) => readonly SeriesSpec[]), smoothing: number, opts: { log?: boolean; maxPoints?: number } = {}): ChartRow[] {
@@ -184,7 +218,7 @@ export function buildRows(runs: readonly RunData[], seriesIn: readonly SeriesSpe
         const v = (r as Record<string, number>)[s.key];
         return v === undefined || !Number.isFinite(v) || (opts.log && v <= 0) ? null : v;
       });
-      const vals = s.source === 'step' ? emaSmooth(raw, smoothing) : raw;
+      const vals = s.source === 'step' && !s.exact ? emaSmooth(raw, smoothing) : raw;
       recs.forEach((r, i) => {
         if (vals[i] !== null || s.source === 'step') row(r.step)[columnKey(slot, s.key)] = vals[i];
       });

@@ -21,10 +21,10 @@ export function findingChartSpecs(ref: ReferenceFile, k: number): ChartSpec[] {
   const temps = [...new Set([...metrics].map((m) => AVG_RE.exec(m)?.[1]).filter((t): t is string => t !== undefined).map(Number))].sort((a, b) => b - a);
   const specs: ChartSpec[] = [];
   if (metrics.has('actor/entropy'))
-    specs.push({ id: 'finding-entropy', title: 'Entropy', help: 'actor/entropy per step: the reference mean over seeds with its 95% band, and the runs made here.', series: [{ key: 'actor/entropy', label: 'entropy', source: 'step' }], entropyTarget: true });
+    specs.push({ id: 'finding-entropy', title: 'Entropy', help: 'actor/entropy per step: the reference mean over seeds with its 95% band, and the runs made here.', series: [{ key: 'actor/entropy', label: 'entropy', source: 'step' }], entropyTarget: true, fitY: true, compactTooltip: true });
   for (const t of temps) {
     const key = evalKey('avg', k, t);
-    specs.push({ id: `finding-avg-t${t}`, title: `Held-out avg@k τ=${t}`, help: `Held-out accuracy (avg@k) at τ = ${t} during training: reference mean with its 95% band, and the runs made here.`, series: [{ key, label: `avg@${k} τ=${t}`, source: 'eval' }] });
+    specs.push({ id: `finding-avg-t${t}`, title: `Held-out avg@k τ=${t}`, help: `Held-out accuracy (avg@k) at τ = ${t} during training: reference mean with its 95% band, and the runs made here.`, series: [{ key, label: `avg@${k} τ=${t}`, source: 'eval' }], fitY: true, compactTooltip: true });
   }
   return specs;
 }
@@ -86,4 +86,31 @@ export function scheduleText(s: ReferenceFile['schedule']): string {
   if (s.backend) parts.push(`on ${s.backend}`);
   parts.push(`precise evaluations ${s.evalProblems} problems × ${s.evalK} samples`);
   return parts.join(', ');
+}
+
+/**
+ * The y range of a finding's chart: its data (every run, reference mean, band and seed column of
+ * `rows`, and `marks` such as the entropy target), padded by 8% each side, floored at 0 when all
+ * values are ≥ 0 — so curves that all sit near 0.15 fill the chart rather than a 0–1 axis. Null:
+ * no value yet (the chart keeps its default axis).
+ */
+export function fitDomain(rows: readonly Record<string, unknown>[], marks: readonly (number | null)[] = []): [number, number] | null {
+  let lo = Infinity;
+  let hi = -Infinity;
+  const see = (v: unknown) => {
+    if (typeof v === 'number' && Number.isFinite(v)) {
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    } else if (Array.isArray(v)) for (const x of v) see(x);
+  };
+  for (const r of rows) for (const [k, v] of Object.entries(r)) if (k !== 'step') see(v);
+  for (const m of marks) see(m);
+  if (lo > hi) return null;
+  const pad = hi > lo ? (hi - lo) * 0.08 : Math.abs(hi) * 0.1 || 0.05;
+  const a = lo >= 0 ? Math.max(0, lo - pad) : lo - pad;
+  const round = (v: number, up: boolean) => {
+    const f = 10 ** (Math.floor(Math.log10(Math.max(hi - lo, pad))) - 1);
+    return (up ? Math.ceil(v / f - 1e-9) : Math.floor(v / f + 1e-9)) * f;
+  };
+  return [Number(round(a, false).toPrecision(6)), Number(round(hi + pad, true).toPrecision(6))];
 }

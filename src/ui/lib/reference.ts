@@ -299,3 +299,18 @@ export function referenceMetricLabel(metric: string): string {
 
 /** "reference: magic (5 seeds)" */
 export const referenceLegend = (preset: string, seeds: number) => `reference: ${preset} (${seeds} seed${seeds === 1 ? '' : 's'})`;
+
+/** The paper's number of a finding, from its title ("4. A constant entropy coefficient …"): null when unnumbered. */
+export function paperNumber(e: Pick<ReferenceIndexEntry, 'kind' | 'title'>): number | null {
+  const m = e.kind === 'finding' ? /^\s*(\d+)\.\s/.exec(e.title) : null;
+  return m ? Number(m[1]) : null;
+}
+
+/** Index entries in the paper's order: its numbered findings 1–7, then the other findings, then the sweeps (each in file order). */
+export function paperOrder<T extends Pick<ReferenceIndexEntry, 'kind' | 'title'>>(entries: readonly T[]): T[] {
+  const rank = (e: T) => {
+    const n = paperNumber(e);
+    return n !== null ? n : e.kind === 'finding' ? 1e6 : 2e6;
+  };
+  return entries.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i).map((x) => x.e);
+}

@@ -1,5 +1,5 @@
-import { useCallback, useDeferredValue, useMemo } from 'react';
-import { chartSpecs, extraMetricKeys, runsToDraw, stageBoundaries } from '../lib/chartdata';
+import { useCallback, useDeferredValue, useMemo, useState } from 'react';
+import { chartSpecs, extraMetricKeys, MANY_RUNS, runsToDraw, stageBoundaries, type RewardFamily } from '../lib/chartdata';
 import { chartEvents, explainCharts, runEvents, type RunEvent } from '../lib/explain';
 import { shownFor } from '../lib/teach';
 import { explainTiming, timingRun } from '../lib/timing';
@@ -50,13 +50,29 @@ export function Charts() {
   const extraKeys = useMemo(() => extraMetricKeys(runs, allSpecs), [runs, allSpecs]);
   const target = primaryCfg.loss.entropy.mode === 'off' ? null : primaryCfg.loss.entropy.target;
   const toggles = useCallback((id: string) => () => toggleLog(id), [toggleLog]);
+  // Many runs overlaid: each draws one series per chart; on the reward chart, the family chosen here.
+  const [family, setFamily] = useState<RewardFamily>('train');
+  const many = runs.length >= MANY_RUNS;
+  const familyPicker = useMemo(
+    () =>
+      many ? (
+    <span className="family-toggle" role="group" aria-label="Series drawn per run" data-testid="reward-family">
+      {(['train', 'heldout'] as const).map((f) => (
+        <button key={f} className={`mini${family === f ? ' on' : ''}`} aria-pressed={family === f} onClick={() => setFamily(f)} data-testid={`reward-family-${f}`} title={f === 'train' ? 'Each run: train reward' : 'Each run: held-out avg@k at τ = 1.0'}>
+          {f === 'train' ? 'train reward' : 'avg@k τ=1'}
+        </button>
+      ))}
+    </span>
+      ) : undefined,
+    [many, family],
+  );
   const toggleFns = useMemo(() => Object.fromEntries(specs.map((s) => [s.id, toggles(s.id)])), [specs, toggles]);
   return (
     <section className="panel charts" data-testid="charts">
       <div className="charts-head">
         <h2>Training curves</h2>
         <span className="hint">
-          {runs.length > 1 ? `${runs.length} runs overlaid` : runs.length === 1 ? runs[0].name : 'press Play to start'}
+          {runs.length > 1 ? `${runs.length} runs overlaid${many ? ' · one series per run' : ''}` : runs.length === 1 ? runs[0].name : 'press Play to start'}
           {reference && ` · reference: ${reference.title}`}
         </span>
         <span className="spacer" />
@@ -77,6 +93,8 @@ export function Charts() {
             referenceSeeds={referenceSeeds}
             events={eventsBy[spec.id]}
             explanation={spec.id === 'timing' ? timingNote : explanations?.[spec.id]}
+            family={family}
+            picker={spec.id === 'reward' ? familyPicker : undefined}
           />
         ))}
         {extraKeys.length > 0 && <ExtraMetricChart keys={extraKeys} runs={runs} smoothing={smooth} boundaries={boundaries} />}

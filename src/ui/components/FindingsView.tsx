@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { loadReference } from '../lab';
-import { verdictText, type ReferenceIndexEntry } from '../lib/reference';
+import { paperOrder, verdictText, type ReferenceIndexEntry } from '../lib/reference';
 import { useLab } from '../store';
 import { FindingCard } from './FindingCard';
 import { VerdictBadge } from './VerdictBadge';
@@ -14,7 +14,8 @@ export function FindingsView() {
   const idx = useLab((s) => s.referenceIndex);
   const selected = useLab((s) => s.selectedFinding);
   const select = useLab((s) => s.selectFinding);
-  const entries = idx.status === 'ready' ? [...idx.index.entries].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'finding' ? -1 : 1)) : [];
+  // The paper's order: findings 1–7, then the other findings, then the sweeps.
+  const entries = idx.status === 'ready' ? paperOrder(idx.index.entries) : [];
   const shown: ReferenceIndexEntry | undefined = entries.find((e) => e.name === selected) ?? entries[0];
   const entriesKey = entries.map((e) => e.name).join(',');
   // Claims and verdicts are in the files: fetch each once (a few KB each).

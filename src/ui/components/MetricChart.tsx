@@ -1,13 +1,15 @@
 import { memo, useMemo, useRef, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { buildRows, columnKey, onlyZeros, seriesForRun, type ChartSpec } from '../lib/chartdata';
+import { buildRows, columnKey, drawnSeries, onlyZeros, type ChartSpec, type RewardFamily } from '../lib/chartdata';
 import { composeChartSvg, type PngLegendEntry } from '../lib/chartpng';
-import type { EventKind, RunEvent } from '../lib/explain';
+import type { RunEvent } from '../lib/explain';
 import { downloadBlob, safeFileName, serializeSvg, svgMarkupToPngBlob } from '../lib/download';
 import { mergeReferenceRows, refBandKey, referenceLegends, referenceSeries, refMeanKey, refSeedKey } from '../lib/refchart';
 import type { ReferenceFile } from '../lib/reference';
 import type { RunData } from '../../io/runfile';
+import { fitDomain } from '../lib/findingview';
 import { useStaggered } from '../lib/stagger';
+import { compactTooltip, EVENT_COLOURS, EventLabels } from './ChartParts';
 import { useChartHover } from './useChartHover';
 
 /** A chart redraws at most this often while metrics stream in (see useStaggered). */
@@ -38,6 +40,8 @@ interface Props {
   explanation?: string;
   /** Charts with the same id show the cursor and values at the hovered step together (recharts syncId, matched by step). */
   syncId?: string;
+  /** With many runs overlaid, the reward chart's one series per run (lib/chartdata.ts drawnSeries). */
+  family?: RewardFamily;
 }
 
 /** Hover values: 4 significant digits (a band: lower–upper). */
@@ -87,42 +91,9 @@ const stageLabel = (stage: number) => {
   }
   return f;
 };
-/** Event marker colours (lib/explain.ts kinds). */
-export const EVENT_COLOURS: Record<EventKind, string> = {
-  'controller-on': '#16a34a',
-  'controller-off': '#64748b',
-  'entropy-collapse': '#dc2626',
-  'entropy-blowup': '#c2410c',
-  stage: '#94a3b8',
-  'online-filter': '#7c3aed',
-  'all-dropped': '#b45309',
-};
-/** At most this many event markers per chart (the explanation line counts them all). */
+export { EVENT_COLOURS };
+/** At most this many event markers per chart (the explanation line counts them all); their labels: ChartParts.tsx. */
 const MAX_EVENT_MARKERS = 16;
-/**
- * Event labels at the foot of their line (stage labels are at the top), stacked when several fall
- * on one step; the SVG <title> is the hover tooltip. One component per event, cached: a new
- * function per render would be a new component type (remount).
- */
-const eventLabels = new Map<string, (p: { x?: number | string; y?: number | string }) => React.JSX.Element>();
-const eventLabel = (e: RunEvent, slot: number) => {
-  const key = `${e.kind}|${e.step}|${e.label}|${slot}|${e.detail}`;
-  let f = eventLabels.get(key);
-  if (!f) {
-    if (eventLabels.size > 2000) eventLabels.clear();
-    f = (p) => (
-      <g className="event-marker" data-kind={e.kind} data-step={e.step}>
-        <title>{e.detail}</title>
-        <text x={p.x} y={p.y} dy={-2 - 11 * slot} fontSize={9} fill={EVENT_COLOURS[e.kind]}>
-          {e.label}
-        </text>
-      </g>
-    );
-    eventLabels.set(key, f);
-  }
-  return f;
-};
-const EVENT_LABEL_POSITION = 'insideBottomLeft' as const;
 const targetLabel = (p: { x?: number | string; y?: number | string }) => (
   <text x={p.x} y={p.y} textAnchor="end" fontSize={10} fill="#b45309">
     target
@@ -145,6 +116,7 @@ const RIGHT_DOMAIN: [number, number] = [0, 1];
 const Y_DOMAIN_ZERO: [number, number] = [0, 1];
 const TOOLTIP_STYLE = { fontSize: 11 };
 const tooltipValue = (v: unknown) => fmt(v);
+const CompactTooltip = compactTooltip(fmt);
 const tooltipLabel = (l: unknown) => `step ${String(l)}`;
 const STAGE_LABEL_POSITION = 'insideTopLeft' as const;
 const TARGET_LABEL = { position: 'insideBottomRight' as const, content: targetLabel };
@@ -157,11 +129,12 @@ const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
 const NONE: never[] = [];
 
 /** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
-export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours, picker, events: eventsIn = NONE, explanation, syncId = 'steps' }: Props) {
+export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours, picker, events: eventsIn = NONE, explanation, syncId = 'steps', family = 'train' }: Props) {
   const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NONE), [spec, reference]);
   const latest = useMemo(() => {
     // Held-out series are keyed per run (its own eval k and temperatures).
-    const live = buildRows(runsIn, (run) => seriesForRun(spec, run), smoothing, { log: logIn });
+    // With many runs, each draws only its main series (drawnSeries).
+    const live = buildRows(runsIn, (run) => drawnSeries(spec, run, runsIn.length, family), smoothing, { log: logIn });
     return {
       rows: mergeReferenceRows(live, refIn, { log: logIn, seeds: referenceSeeds }),
       livePoints: live.length,
@@ -174,7 +147,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       refSeeds: referenceSeeds,
       refLegend: referenceLegends(refIn, reference),
     };
-  }, [runsIn, spec, smoothing, logIn, boundariesIn, eventsIn, targetIn, refIn, referenceSeeds, reference],
+  }, [runsIn, spec, smoothing, logIn, boundariesIn, eventsIn, targetIn, refIn, referenceSeeds, reference, family],
   );
   const { rows, livePoints, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = useStaggered(latest, REDRAW_MS);
   const box = useRef<HTMLDivElement>(null);
@@ -185,13 +158,12 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const enter = useChartHover((s) => s.enter);
   const leave = useChartHover((s) => s.leave);
   const multi = runs.length > 1;
-  const hasRight = spec.series.some((s) => s.right);
   const stacked = !!spec.stacked;
   const empty = rows.length === 0;
   // Slot 0's lines exist before any run (empty), so the first points only update them.
   // Each run draws its own series (held-out ones keyed by its eval k and temperatures).
   const lineList = (runs.length ? runs : [null]).flatMap((run, ri) =>
-    seriesForRun(spec, run).map((s, si) => ({
+    drawnSeries(spec, run, runs.length, family).map((s, si) => ({
       key: columnKey(ri, s.key),
       right: !!s.right,
       name: multi && run ? `${run.name}: ${s.label}` : s.label,
@@ -203,6 +175,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       stack: `s${ri}`,
     })),
   );
+  const hasRight = lineList.some((l) => l.right);
   const linesKey = JSON.stringify(lineList);
   // Keyed by content: `runs` is a new array on every metrics batch, the lines rarely change. A
   // held-out line's dot props are one object per line, made here, so they stay the same object.
@@ -211,14 +184,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const stageLines = useMemo(() => boundaries, [boundaryKey]);
   // Keyed by content too: the events are recomputed on every metrics batch, and rarely change.
   const eventKey = events.map((e) => `${e.kind}:${e.step}:${e.label}:${e.detail}`).join('|');
-  const eventLines = useMemo(() => {
-    const perStep = new Map<number, number>();
-    return events.slice(0, MAX_EVENT_MARKERS).map((e) => {
-      const slot = perStep.get(e.step) ?? 0;
-      perStep.set(e.step, slot + 1);
-      return { e, slot };
-    });
-  }, [eventKey]);
+  const eventLines = useMemo(() => events.slice(0, MAX_EVENT_MARKERS), [eventKey]);
   // Reference parts change only when another reference (or the seeds toggle) is chosen: one Area
   // (the band, a single path) and one Line (the mean) per preset × series, plus a Line per seed.
   const refParts = useMemo(
@@ -277,20 +243,26 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     .map((l) => l.key)
     .join('\n');
   const flatZero = useMemo(() => !log && onlyZeros(rows, leftKeys.split('\n')), [rows, log, leftKeys]);
+  // A findings chart spans its data (spec.fitY); the domain array changes only when its ends do.
+  const fit = spec.fitY && !log ? fitDomain(rows, [entropyTarget]) : null;
+  const fitKey = fit ? fit.join(',') : '';
+  const fitY = useMemo(() => fit, [fitKey]);
+  const yDomain = log ? Y_DOMAIN_LOG : fitY ?? (flatZero ? Y_DOMAIN_ZERO : Y_DOMAIN_LINEAR);
   const parts = useMemo(
     () => (
       <>
         <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
         <XAxis dataKey="step" type="number" domain={X_DOMAIN} allowDecimals={false} interval={0} tick={AxisTick} />
-        <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={log ? Y_DOMAIN_LOG : flatZero ? Y_DOMAIN_ZERO : Y_DOMAIN_LINEAR} allowDataOverflow={log} interval={0} tick={AxisTick} width={44} />
+        <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={yDomain} allowDataOverflow={log} interval={0} tick={AxisTick} width={44} />
         {hasRight && <YAxis yAxisId="r" orientation="right" domain={RIGHT_DOMAIN} interval={0} tick={AxisTick} width={30} />}
-        {hover && <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />}
+        {hover && (spec.compactTooltip ? <Tooltip isAnimationActive={false} content={CompactTooltip} /> : <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />)}
         {stageLines.map((b) => (
           <ReferenceLine key={b.step} className="stage-mark" yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: STAGE_LABEL_POSITION, content: stageLabel(b.stage) }} />
         ))}
-        {eventLines.map(({ e, slot }) => (
-          <ReferenceLine key={`${e.kind}@${e.step}`} className="event-mark" yAxisId="l" x={e.step} stroke={EVENT_COLOURS[e.kind]} strokeOpacity={0.7} strokeDasharray="2 3" label={{ position: EVENT_LABEL_POSITION, content: eventLabel(e, slot) }} />
+        {eventLines.map((e) => (
+          <ReferenceLine key={`${e.kind}@${e.step}`} className="event-mark" yAxisId="l" x={e.step} stroke={EVENT_COLOURS[e.kind]} strokeOpacity={0.7} strokeDasharray="2 3" />
         ))}
+        <EventLabels events={eventLines} />
         {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={TARGET_LABEL} />}
         {refParts}
         {lines.map((l) =>
@@ -313,7 +285,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         )}
       </>
     ),
-    [log, flatZero, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines, stacked],
+    [log, yDomain, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines, stacked, spec.compactTooltip],
   );
   // The page re-renders this component on every store change (run state, samples); the chart
   // itself re-renders only when what it draws changed (each chart render is a store dispatch).

@@ -1,5 +1,5 @@
 import { overlayReference } from '../lab';
-import type { ReferenceIndexEntry } from '../lib/reference';
+import { paperOrder, type ReferenceIndexEntry } from '../lib/reference';
 import { useLab } from '../store';
 import { VerdictBadge } from './VerdictBadge';
 
@@ -61,7 +61,7 @@ export function ReferenceRuns() {
       {idx.status === 'ready' && idx.index.entries.length > 0 && (
         <>
           <ul className="run-list">
-            {idx.index.entries.map((e) => (
+            {paperOrder(idx.index.entries).map((e) => (
               <ReferenceRow key={e.name} entry={e} />
             ))}
           </ul>

@@ -88,11 +88,18 @@ export function scheduleText(s: ReferenceFile['schedule']): string {
   return parts.join(', ');
 }
 
+/** 1, 2, 2.5 or 5 times a power of 10: the smallest at least `x`. */
+function niceStep(x: number): number {
+  const p = 10 ** Math.floor(Math.log10(x));
+  const m = x / p;
+  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
+}
+
 /**
  * The y range of a finding's chart: its data (every run, reference mean, band and seed column of
- * `rows`, and `marks` such as the entropy target), padded by 8% each side, floored at 0 when all
- * values are ≥ 0 — so curves that all sit near 0.15 fill the chart rather than a 0–1 axis. Null:
- * no value yet (the chart keeps its default axis).
+ * `rows`, and `marks` such as the entropy target), padded by 8% each side and widened to
+ * multiples of a round step (about 4 ticks), floored at 0 when all values are ≥ 0 — so curves that
+ * all sit near 0.15 fill the chart rather than a 0–1 axis. Null: no value yet (the default axis).
  */
 export function fitDomain(rows: readonly Record<string, unknown>[], marks: readonly (number | null)[] = []): [number, number] | null {
   let lo = Infinity;
@@ -106,11 +113,9 @@ export function fitDomain(rows: readonly Record<string, unknown>[], marks: reado
   for (const r of rows) for (const [k, v] of Object.entries(r)) if (k !== 'step') see(v);
   for (const m of marks) see(m);
   if (lo > hi) return null;
-  const pad = hi > lo ? (hi - lo) * 0.08 : Math.abs(hi) * 0.1 || 0.05;
-  const a = lo >= 0 ? Math.max(0, lo - pad) : lo - pad;
-  const round = (v: number, up: boolean) => {
-    const f = 10 ** (Math.floor(Math.log10(Math.max(hi - lo, pad))) - 1);
-    return (up ? Math.ceil(v / f - 1e-9) : Math.floor(v / f + 1e-9)) * f;
-  };
-  return [Number(round(a, false).toPrecision(6)), Number(round(hi + pad, true).toPrecision(6))];
+  const span = Math.max(hi - lo, Math.abs(hi) * 0.2, 1e-6);
+  const step = niceStep((span * 1.16) / 4);
+  const a = Math.floor((lo - span * 0.08) / step + 1e-9) * step;
+  const b = Math.ceil((hi + span * 0.08) / step - 1e-9) * step;
+  return [Number((lo >= 0 ? Math.max(0, a) : a).toPrecision(6)), Number(b.toPrecision(6))];
 }

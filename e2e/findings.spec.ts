@@ -125,6 +125,20 @@ test('the Findings view: claim, presets, schedule, verdict with its rule and che
   await page.mouse.move(0, 0);
   // The element is a third of the page: the project-wide 0.05% would let a whole added tab through.
   await expect(view).toHaveScreenshot('findings-view.png', { maxDiffPixelRatio: 0, maxDiffPixels: 50 });
+  // The axes span the data (every avg@k of the fixture is 0.1–0.3 at τ = 1), and the hover tooltip is compact: means only, no bands, much smaller than the chart.
+  const avg = card.getByTestId('chart-finding-avg-t1');
+  const yTicks = avg.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value');
+  await expect(yTicks.first()).toBeVisible();
+  await expect(yTicks.filter({ hasText: /^(0\.75|1)$/ })).toHaveCount(0);
+  const abox = (await avg.locator('.chart-box').boundingBox())!;
+  await page.mouse.move(abox.x + abox.width * 0.5, abox.y + abox.height * 0.4);
+  const tip = avg.getByTestId('compact-tooltip');
+  await expect(tip).toBeVisible();
+  await expect(tip).toContainText(/^step \d+/);
+  await expect(tip).not.toContainText('band');
+  const tbox = (await tip.boundingBox())!;
+  expect(tbox.width * tbox.height).toBeLessThan((abox.width * abox.height) / 4);
+  await page.mouse.move(0, 0);
 
   // Run this finding here: its presets × seeds queued, the first one starts; Cancel stops the queue.
   await card.getByTestId('run-finding').click();

@@ -85,3 +85,29 @@ test('an all-zero series keeps a 0–1 axis: on-policy clip fractions are 0 by c
   await expect(yTicks.last()).toHaveText('1');
   await expect(page.getByTestId('explain-clipfrac')).toContainText('On-policy');
 });
+
+test('three overlaid runs: one series per run on every chart, the reward chart toggles train reward / held-out avg@k τ=1', async ({ page }) => {
+  await openLab(page, '/?preset=magic-tiny');
+  await page.getByTestId('play').click();
+  await waitForState(page, 'done');
+  const log = readFileSync('e2e/fixtures/verl/verl-console.txt', 'utf8');
+  // The same log twice is one row: the second copy's first train reward differs.
+  const logs = [log, log.replace('critic/score/mean:0.230', 'critic/score/mean:0.240')];
+  const reward = page.getByTestId('chart-reward');
+  for (const [i, name] of ['first.txt', 'second.txt'].entries()) {
+    await page.getByTestId('run-import-file').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from(logs[i]) });
+    await expect(reward).toHaveAttribute('data-runs', String(i + 2), { timeout: 10_000 });
+  }
+  await expect(reward).toHaveAttribute('data-runs', '3', { timeout: 10_000 });
+  const legend = reward.locator('.chart-legend li');
+  // One legend row per run (before: 5 series × 3 runs).
+  await expect(legend).toHaveCount(3);
+  await expect(legend.filter({ hasText: /: train reward$/ })).toHaveCount(3);
+  await expect(page.getByTestId('chart-groups').locator('.chart-legend li')).toHaveCount(3);
+  await expect(page.getByTestId('chart-entropy-coeff').locator('.chart-legend li').filter({ hasText: /: α \(realised\)$/ })).toHaveCount(3);
+  await reward.getByTestId('reward-family-heldout').click();
+  await expect(reward.getByTestId('reward-family-heldout')).toHaveAttribute('aria-pressed', 'true');
+  await expect(legend).toHaveCount(3);
+  await expect(legend.filter({ hasText: /: avg@2 τ=1$/ })).toHaveCount(3);
+  await expect(legend.filter({ hasText: /train reward/ })).toHaveCount(0);
+});

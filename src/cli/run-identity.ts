@@ -6,32 +6,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { validateRunConfig, type RunConfig } from '../rl/config';
+import { configDiffPaths, fixedRunSteps, validateRunConfig, type RunConfig } from '../rl/config';
 import { readBoundedFile } from '../run/read-file';
 import { UsageError } from './args';
 
 const MAX_CONFIG_BYTES = 16 * 1024 ** 2;
-
-/** The field paths where two validated configs differ (depth first, at most `max`). */
-function differences(a: unknown, b: unknown, path: string, out: string[], max = 3): void {
-  if (out.length >= max) return;
-  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b)) {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-    for (const k of keys) differences((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], path ? `${path}.${k}` : k, out, max);
-    return;
-  }
-  if (!Object.is(a, b) && JSON.stringify(a) !== JSON.stringify(b)) out.push(path || '(the whole config)');
-}
-
-/** The schedule's last step, or null when a stage ends on convergence (no fixed length). */
-export function scheduleSteps(cfg: RunConfig): number | null {
-  let total = 0;
-  for (const s of cfg.stages) {
-    if (s.steps === null) return null;
-    total += s.steps;
-  }
-  return total;
-}
 
 /**
  * Refuses (UsageError: exit 2, one line, nothing changed) a checkpoint whose config is not the one
@@ -47,14 +26,13 @@ export function checkResumeIdentity(dir: string, checkpointFile: string, ckConfi
     } catch (e) {
       throw new UsageError(`--resume: ${file} is not the run's config (${(e as Error).message.replace(/\s+/g, ' ')}); nothing was changed`);
     }
-    const diff: string[] = [];
-    differences(dirConfig, ckConfig, '', diff);
+    const diff = configDiffPaths(dirConfig, ckConfig).slice(0, 3);
     if (diff.length) {
       const what = diff.includes('seed') ? `seed ${ckConfig.seed} (the run's is ${dirConfig.seed})` : diff.some((d) => d.startsWith('model')) ? `model ${JSON.stringify(ckConfig.model)} (the run's is ${JSON.stringify(dirConfig.model)})` : `a different config (${diff.join(', ')})`;
       throw new UsageError(`--resume: ${checkpointFile} belongs to another run: it has ${what} than ${file}; nothing was changed`);
     }
   }
-  const last = scheduleSteps(ckConfig);
+  const last = fixedRunSteps(ckConfig);
   if (ckStep !== undefined && last !== null && ckStep > last) {
     throw new UsageError(`--resume: ${checkpointFile} is at step ${ckStep}, past the end of its schedule (${last} steps); nothing was changed`);
   }

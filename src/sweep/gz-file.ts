@@ -31,10 +31,14 @@ export function readStoredText(file: string): string {
  */
 export function compressFile(file: string): void {
   if (!existsSync(file)) return;
-  const gz = `${file}.gz`;
-  writeFileSync(`${gz}.tmp`, gzipSync(readFileSync(file), { level: 9 }));
-  renameSync(`${gz}.tmp`, gz);
-  rmSync(file, { force: true });
+  writeThenRemove(`${file}.gz`, gzipSync(readFileSync(file), { level: 9 }), file);
+}
+
+/** Writes `target` whole (temp file + rename), then removes `stale`, the other name of the same contents. */
+function writeThenRemove(target: string, data: string | Uint8Array, stale: string): void {
+  writeFileSync(`${target}.tmp`, data);
+  renameSync(`${target}.tmp`, target);
+  rmSync(stale, { force: true });
 }
 
 /** Summaries over this many bytes are kept as `X.gz` (a 5-seed finding's per-step curves run to ~1 MB as text). */
@@ -45,9 +49,6 @@ export const GZIP_OVER_BYTES = 50_000;
  * name so a reader never meets a stale copy (temp file + rename: never a half-written file).
  */
 export function writeStoredText(file: string, text: string): void {
-  const big = Buffer.byteLength(text) > GZIP_OVER_BYTES;
-  const target = big ? `${file}.gz` : file;
-  writeFileSync(`${target}.tmp`, big ? gzipSync(Buffer.from(text), { level: 9 }) : text);
-  renameSync(`${target}.tmp`, target);
-  rmSync(big ? file : `${file}.gz`, { force: true });
+  if (Buffer.byteLength(text) > GZIP_OVER_BYTES) writeThenRemove(`${file}.gz`, gzipSync(Buffer.from(text), { level: 9 }), file);
+  else writeThenRemove(file, text, `${file}.gz`);
 }

@@ -19,6 +19,7 @@ export { fieldRule, ruledPaths, type FieldRule, type NumberRule, type EnumRule, 
 export { validateRunConfig } from './validate';
 export { resolveStage, fixedRunSteps, longestResponseLength, type ResolvedStage } from './resolve';
 export { CONST_ENTROPY_SMALL, CONST_ENTROPY_LARGE, PRESETS, DEFAULT_PRESET, presetNames, presetBase, getPreset } from './presets';
+export { RUNG_NAMES, DEFAULT_RUNG, isRungName, getRung, rungBaseConfig, rungOf, modelParameterCount, type Rung, type RungName } from './rungs';
 export { configDiffPaths, diffOutside, fieldCovers, hasConfigPath } from './diff';
-export { runConfigToJSON, runConfigFromJSON, PRESET_PARAM, encodeConfigToUrlParams, decodeConfigFromUrlParams } from './url';
+export { runConfigToJSON, runConfigFromJSON, PRESET_PARAM, RUNG_PARAM, encodeConfigToUrlParams, decodeConfigFromUrlParams } from './url';
 export { buildRunDataset } from '../../tasks';

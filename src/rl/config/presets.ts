@@ -5,6 +5,7 @@
 import { ConfigError } from '../../model/config';
 import { DEFAULT_RUN_CONFIG, TINY_OVERLAY, type RunConfig, type RunConfigInput } from './schema';
 import { validateRunConfig } from './validate';
+import { DEFAULT_RUNG, getRung, rungBaseConfig, type RungName } from './rungs';
 import { clone, deepFreeze } from './values';
 
 /** α of const-entropy-small / -large (why these values: the comment in PRESET_DEFS and docs/presets.md). */
@@ -69,20 +70,34 @@ const PRESET_DEFS: Record<string, PresetDef> = {
   'clip-high-0.28': { base: 'off-policy-nsgd4', diff: () => ({ loss: { epsHigh: 0.28 } }) },
 };
 
-function buildPresets(): Record<string, RunConfig> {
+function buildPresets(root: RunConfig, withTiny: boolean): Record<string, RunConfig> {
   const out: Record<string, RunConfig> = {};
   // Definition order puts every base before the presets built on it.
   for (const [name, def] of Object.entries(PRESET_DEFS)) {
-    const full = def.base === null ? DEFAULT_RUN_CONFIG : out[def.base];
-    const tiny = def.base === null ? TINY_BASE : out[`${def.base}-tiny`];
+    const full = def.base === null ? root : out[def.base];
     out[name] = deepFreeze(validateRunConfig(def.diff(full), full));
+    if (!withTiny) continue;
+    const tiny = def.base === null ? TINY_BASE : out[`${def.base}-tiny`];
     out[`${name}-tiny`] = deepFreeze(validateRunConfig(def.diff(tiny), tiny));
   }
   return out;
 }
 
-/** Every preset, validated and deep-frozen (use getPreset for a mutable copy). */
-export const PRESETS: Readonly<Record<string, RunConfig>> = Object.freeze(buildPresets());
+/** Every preset at the default (tiny) rung, validated and deep-frozen (use getPreset for a mutable copy). */
+export const PRESETS: Readonly<Record<string, RunConfig>> = Object.freeze(buildPresets(DEFAULT_RUN_CONFIG, true));
+
+/** The presets at the other rungs, built on first use (the -tiny test twins exist at the default rung only). */
+const RUNG_PRESETS = new Map<RungName, Readonly<Record<string, RunConfig>>>([[DEFAULT_RUNG, PRESETS]]);
+
+function presetsAt(rung: string): Readonly<Record<string, RunConfig>> {
+  const name = getRung(rung).name;
+  let table = RUNG_PRESETS.get(name);
+  if (table === undefined) {
+    table = Object.freeze(buildPresets(rungBaseConfig(name), false));
+    RUNG_PRESETS.set(name, table);
+  }
+  return table;
+}
 
 export const DEFAULT_PRESET = 'magic';
 
@@ -98,10 +113,18 @@ export function presetBase(name: string): string | null {
   return def.base === null ? null : tiny ? `${def.base}-tiny` : def.base;
 }
 
-/** A fresh, mutable copy of a preset; throws a ConfigError listing the valid names. */
-export function getPreset(name: string): RunConfig {
-  const p = Object.prototype.hasOwnProperty.call(PRESETS, name) ? PRESETS[name] : undefined;
-  if (p === undefined) throw new ConfigError('preset', `unknown preset ${JSON.stringify(name)} (valid: ${presetNames().join(', ')})`);
+/**
+ * A fresh, mutable copy of a preset at a rung (default: tiny, today's policy): the rung's model,
+ * task mix and stages under the preset's own change. Throws a ConfigError listing the valid names.
+ */
+export function getPreset(name: string, rung: string = DEFAULT_RUNG): RunConfig {
+  const table = presetsAt(rung);
+  const p = Object.prototype.hasOwnProperty.call(table, name) ? table[name] : undefined;
+  if (p === undefined) {
+    const valid = Object.keys(table).join(', ');
+    const where = rung === DEFAULT_RUNG ? '' : ` at rung ${rung} (the -tiny test twins exist at the tiny rung only)`;
+    throw new ConfigError('preset', `unknown preset ${JSON.stringify(name)}${where} (valid: ${valid})`);
+  }
   return clone(p);
 }
 

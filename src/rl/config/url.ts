@@ -4,6 +4,7 @@
  */
 import { ConfigError } from '../../model/config';
 import { DEFAULT_PRESET, getPreset } from './presets';
+import { DEFAULT_RUNG, getRung, rungOf, type RungName } from './rungs';
 import { fieldRule } from './rules';
 import { STAGE_TEMPLATE, type RunConfig, type StageConfig } from './schema';
 import { validateRunConfig } from './validate';
@@ -43,17 +44,21 @@ function diffLeaves(base: unknown, cur: unknown, path: string, out: [string, str
 
 /** Reserved URL parameter naming the preset the diff applies to. */
 export const PRESET_PARAM = 'preset';
+/** Reserved URL parameter naming the rung the preset is taken at (absent: tiny, so older links read as before). */
+export const RUNG_PARAM = 'rung';
 
 /**
- * `preset=<name>` plus one `dotted.path=value` per field that differs from the preset
+ * `preset=<name>` (and `rung=<name>` off the tiny rung) plus one `dotted.path=value` per field that differs from the preset
  * (strings raw, everything else JSON; arrays whole). A config equal to its preset is just
  * `preset=<name>`.
  */
-export function encodeConfigToUrlParams(cfg: RunConfig, presetName: string): URLSearchParams {
-  const base = getPreset(presetName);
+export function encodeConfigToUrlParams(cfg: RunConfig, presetName: string, rung: string = rungOf(cfg) ?? DEFAULT_RUNG): URLSearchParams {
+  const base = getPreset(presetName, rung);
   const pairs: [string, string][] = [];
   diffLeaves(base, validateRunConfig(cfg, base), '', pairs);
-  return new URLSearchParams([[PRESET_PARAM, presetName], ...pairs]);
+  const head: [string, string][] = [[PRESET_PARAM, presetName]];
+  if (rung !== DEFAULT_RUNG) head.push([RUNG_PARAM, rung]);
+  return new URLSearchParams([...head, ...pairs]);
 }
 
 /**
@@ -64,16 +69,19 @@ export function encodeConfigToUrlParams(cfg: RunConfig, presetName: string): URL
 export function decodeConfigFromUrlParams(
   params: URLSearchParams | string,
   ignore: readonly string[] = [],
-): { preset: string; config: RunConfig } {
+): { preset: string; rung: RungName; config: RunConfig } {
   const p = typeof params === 'string' ? new URLSearchParams(params) : params;
   const presetValues = p.getAll(PRESET_PARAM);
   if (presetValues.length > 1) throw new ConfigError(PRESET_PARAM, 'given more than once');
   const preset = presetValues[0] ?? DEFAULT_PRESET;
-  const base = getPreset(preset);
+  const rungValues = p.getAll(RUNG_PARAM);
+  if (rungValues.length > 1) throw new ConfigError(RUNG_PARAM, 'given more than once');
+  const rung = getRung(rungValues[0] ?? DEFAULT_RUNG).name;
+  const base = getPreset(preset, rung);
   const partial: Rec = {};
   const seen = new Set<string>();
   for (const [key, raw] of p) {
-    if (key === PRESET_PARAM || ignore.includes(key)) continue;
+    if (key === PRESET_PARAM || key === RUNG_PARAM || ignore.includes(key)) continue;
     if (seen.has(key)) throw new ConfigError(key, 'given more than once');
     seen.add(key);
     const keys = key.split('.');
@@ -101,6 +109,6 @@ export function decodeConfigFromUrlParams(
     if (node[last] !== undefined) throw new ConfigError(key, 'given both as a value and as an object');
     node[last] = value;
   }
-  return { preset, config: validateRunConfig(partial, base) };
+  return { preset, rung, config: validateRunConfig(partial, base) };
 }
 

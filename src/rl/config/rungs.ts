@@ -1,0 +1,99 @@
+/**
+ * The model ladder: named rungs, each a policy size with the task mix, stage lengths and shipped
+ * base checkpoint that suit it. A rung is a starting point, not a field of RunConfig: a preset at a
+ * rung is the rung's overlay under the preset's own change (getPreset(name, rung)), and a config
+ * belongs to the rung whose model it has (rungOf), so run files and checkpoints keep their format.
+ *
+ * (The `-tiny` presets are the test-size twins, 16-wide and one layer; they are not the tiny rung.)
+ */
+import { ConfigError, layoutParams, type ModelConfig } from '../../model/config';
+import { DEFAULT_RUN_CONFIG, type RunConfig, type RunConfigInput } from './schema';
+import { validateRunConfig } from './validate';
+import { deepFreeze, jsonEqual } from './values';
+
+export type RungName = 'tiny' | 'small' | 'medium';
+export const RUNG_NAMES: readonly RungName[] = ['tiny', 'small', 'medium'];
+export const DEFAULT_RUNG: RungName = 'tiny';
+
+export interface Rung {
+  name: RungName;
+  /** One line for the page's selector and the CLI's help. */
+  summary: string;
+  /** The rung's change over the MAGIC defaults: model, task mix, stages, rollout sizes (tiny: none). */
+  overlay: RunConfigInput;
+  /** Its base checkpoint under public/ (the page fetches it relative to the site; the CLI reads public/<file>). */
+  baseFile: string;
+  /** bundled: precached with the page; on-demand: fetched with a progress bar when first picked, then cached. */
+  delivery: 'bundled' | 'on-demand';
+}
+
+const RUNG_DEFS: Record<RungName, Rung> = {
+  tiny: {
+    name: 'tiny',
+    summary: '~106K parameters, context 64: short arithmetic, ~18-token reasoning',
+    overlay: {},
+    baseFile: 'checkpoints/base.mlck',
+    delivery: 'bundled',
+  },
+  small: {
+    name: 'small',
+    summary: '~0.8M parameters, context 256: long-chain tasks, 40–200-token reasoning',
+    overlay: {
+      model: { contextLength: 256, nLayers: 4, dModel: 128, nHeads: 4 },
+      stages: [
+        { maxResponseLength: 96, steps: 200 },
+        { maxResponseLength: 192, steps: 200 },
+      ],
+    },
+    baseFile: 'checkpoints/base-small.mlck',
+    delivery: 'bundled',
+  },
+  medium: {
+    name: 'medium',
+    summary: '~4M parameters, context 512: long-chain tasks at the top difficulty',
+    overlay: {
+      model: { contextLength: 512, nLayers: 5, dModel: 256, nHeads: 8 },
+      stages: [
+        { maxResponseLength: 160, steps: 200 },
+        { maxResponseLength: 320, steps: 200 },
+      ],
+    },
+    baseFile: 'checkpoints/base-medium.mlck',
+    delivery: 'on-demand',
+  },
+};
+deepFreeze(RUNG_DEFS);
+
+export function isRungName(name: unknown): name is RungName {
+  return typeof name === 'string' && (RUNG_NAMES as readonly string[]).includes(name);
+}
+
+/** The rung called `name`; a ConfigError naming the `rung` field lists the valid names. */
+export function getRung(name: string): Rung {
+  if (!isRungName(name)) throw new ConfigError('rung', `unknown rung ${JSON.stringify(name)} (valid: ${RUNG_NAMES.join(', ')})`);
+  return RUNG_DEFS[name];
+}
+
+const RUNG_BASES = new Map<RungName, RunConfig>();
+
+/** The MAGIC defaults at a rung, validated and frozen (the base every preset at that rung is built on). */
+export function rungBaseConfig(name: string): RunConfig {
+  const rung = getRung(name);
+  let cfg = RUNG_BASES.get(rung.name);
+  if (cfg === undefined) {
+    cfg = deepFreeze(validateRunConfig(rung.overlay, DEFAULT_RUN_CONFIG));
+    RUNG_BASES.set(rung.name, cfg);
+  }
+  return cfg;
+}
+
+/** The rung whose model `cfg` has, or null for a hand-made shape. */
+export function rungOf(cfg: { model: ModelConfig }): RungName | null {
+  for (const name of RUNG_NAMES) if (jsonEqual(rungBaseConfig(name).model, cfg.model)) return name;
+  return null;
+}
+
+/** Parameters of a model shape (no alignment padding): what the page's selector shows. */
+export function modelParameterCount(m: ModelConfig): number {
+  return layoutParams(m).count;
+}

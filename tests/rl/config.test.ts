@@ -336,7 +336,7 @@ describe('URL encoding', () => {
     c.seed = 99;
     c.model.dModel = 8;
     const back = decodeConfigFromUrlParams(encodeConfigToUrlParams(c, 'grpo-tiny'));
-    expect(back).toEqual({ preset: 'grpo-tiny', config: c });
+    expect(back).toEqual({ preset: 'grpo-tiny', rung: 'tiny', config: c });
   });
 
   it('validates on decode and rejects unknown parameters unless told to ignore them', () => {

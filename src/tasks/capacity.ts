@@ -11,7 +11,8 @@
  *             some +, −, × tree over all the numbers reaches (− takes larger − smaller, as the
  *             generator does);
  *   arith     canonical forms of the expressions with `d` operations over 1…maxOperand whose
- *             every intermediate stays within ±999.
+ *             every intermediate stays within ±999;
+ *   sort      multisets of `count` numbers from 0…maxNumber (closed form; permutations share a key).
  * The larger spaces are enumerated offline by `npx tsx scripts/count-problems.ts` into
  * DISTINCT_PROBLEMS below; tests/tasks/capacity.test.ts re-enumerates the small ones. A space
  * with at least DISTINCT_CAP keys (more than the validator lets a config ask for) is Infinity.
@@ -20,6 +21,7 @@
 import { ARITH_MAX_INTERMEDIATE, ARITH_OPS, arithMaxOperand } from './arith';
 import { COUNTDOWN_LEVELS, COUNTDOWN_MAX_TARGET } from './countdown';
 import { bin, canonicalExpr, evalExpr, num, parseExpr, renderExpr, type Expr } from './expr';
+import { SORT_LEVELS } from './sort';
 import type { FamilyName } from './types';
 
 /**
@@ -33,6 +35,17 @@ export function additionKeyCount(d: number): number {
   const pairs = (n: number) => (n * (n + 1)) / 2;
   const count = pairs(10 ** d) - (d === 1 ? 0 : pairs(10 ** (d - 1)));
   return count >= DISTINCT_CAP ? Infinity : count;
+}
+
+/** Sort at difficulty d: multisets of `count` values out of maxNumber + 1, C(values + count − 1, count). */
+export function sortKeyCount(d: number): number {
+  const level = SORT_LEVELS[d - 1];
+  if (level === undefined) throw new RangeError(`no problem count for sort at difficulty ${d}`);
+  const { count, maxNumber } = level;
+  let c = 1;
+  // C(n + k − 1, k) built up term by term; every partial product is itself a binomial, so exact.
+  for (let i = 1; i <= count; i++) c = (c * (maxNumber + i)) / i;
+  return c >= DISTINCT_CAP ? Infinity : c;
 }
 
 /** Every value a +, −(larger − smaller), × tree over all of `values` reaches (each used once). */
@@ -107,10 +120,10 @@ export function arithKeyCount(d: number, cap = DISTINCT_CAP): number {
 /**
  * Enumerated by scripts/count-problems.ts (index = difficulty − 1; Infinity = at least
  * DISTINCT_CAP; arith 4–6 took minutes each to reach the cap). buildDataset draws exactly this many
- * for the small spaces and fails at one more (tests/tasks/capacity.test.ts). Addition is computed
- * by its closed form instead.
+ * for the small spaces and fails at one more (tests/tasks/capacity.test.ts). Addition and sort are
+ * computed by their closed forms instead.
  */
-export const DISTINCT_PROBLEMS: Readonly<Record<Exclude<FamilyName, 'addition'>, readonly number[]>> = {
+export const DISTINCT_PROBLEMS: Readonly<Record<Exclude<FamilyName, 'addition' | 'sort'>, readonly number[]>> = {
   countdown: [112, 4351, 731070, Infinity, Infinity],
   arith: [171, 3489, 641407, Infinity, Infinity, Infinity],
 };
@@ -118,6 +131,7 @@ export const DISTINCT_PROBLEMS: Readonly<Record<Exclude<FamilyName, 'addition'>,
 /** Distinct problems (canonical keys) `family` can generate at `difficulty`; Infinity when at least DISTINCT_CAP. */
 export function distinctProblemCount(family: FamilyName, difficulty: number): number {
   if (family === 'addition') return additionKeyCount(difficulty);
+  if (family === 'sort') return sortKeyCount(difficulty);
   const n = DISTINCT_PROBLEMS[family][difficulty - 1];
   if (n === undefined) throw new RangeError(`no problem count for ${family} at difficulty ${difficulty}`);
   return n;

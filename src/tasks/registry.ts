@@ -2,12 +2,14 @@
 import { addition } from './addition';
 import { arith } from './arith';
 import { countdown } from './countdown';
+import { sort } from './sort';
 import { FAMILY_NAMES, type FamilyName, type TaskFamily } from './types';
 
 export const FAMILIES: Readonly<Record<FamilyName, TaskFamily>> = Object.freeze({
   addition: addition as TaskFamily,
   countdown: countdown as TaskFamily,
   arith: arith as TaskFamily,
+  sort: sort as TaskFamily,
 });
 
 export function isFamilyName(name: unknown): name is FamilyName {

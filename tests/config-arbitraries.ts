@@ -72,7 +72,7 @@ function plausible(def: unknown): fc.Arbitrary<unknown> {
   if (Array.isArray(def)) {
     return fc.oneof(
       fc.constant(def),
-      fc.shuffledSubarray(['addition', 'countdown', 'arith'], { minLength: 1 }),
+      fc.shuffledSubarray(['addition', 'countdown', 'arith', 'sort'], { minLength: 1 }),
       fc.array(fc.double({ min: 0.1, max: 2, noNaN: true }), { minLength: 1, maxLength: 3 }),
       fc.array(fc.record({ maxResponseLength: fc.integer({ min: 1, max: 60 }), steps: fc.integer({ min: 1, max: 5 }) }, { requiredKeys: ['maxResponseLength'] }), { minLength: 1, maxLength: 3 }),
     );

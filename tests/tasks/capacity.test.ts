@@ -47,7 +47,7 @@ describe('distinct problems per family and difficulty', () => {
 
   it('random draws never produce a key outside the counted space (difficulty 2)', () => {
     const rng = new Rng(7);
-    for (const family of ['addition', 'countdown', 'arith'] as const) {
+    for (const family of ['addition', 'countdown', 'arith', 'sort'] as const) {
       const keys = new Set<string>();
       for (let i = 0; i < 20000; i++) keys.add(FAMILIES[family].canonicalKey(FAMILIES[family].generate(rng, 2)));
       expect(keys.size).toBeLessThanOrEqual(distinctProblemCount(family, 2));

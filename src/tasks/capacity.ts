@@ -12,6 +12,7 @@
  *             generator does);
  *   arith     canonical forms of the expressions with `d` operations over 1…maxOperand whose
  *             every intermediate stays within ±999;
+ *   multiply  unordered operand pairs with the level's digits (closed form, multiplyKeyCount);
  *   sort      multisets of `count` numbers from 0…maxNumber (closed form; permutations share a key).
  * The larger spaces are enumerated offline by `npx tsx scripts/count-problems.ts` into
  * DISTINCT_PROBLEMS below; tests/tasks/capacity.test.ts re-enumerates the small ones. A space
@@ -20,6 +21,7 @@
  */
 import { ARITH_MAX_INTERMEDIATE, ARITH_OPS, arithMaxOperand } from './arith';
 import { COUNTDOWN_LEVELS, COUNTDOWN_MAX_TARGET } from './countdown';
+import { MULTIPLY_LEVELS, multiplyOperandRange } from './multiply';
 import { bin, canonicalExpr, evalExpr, num, parseExpr, renderExpr, type Expr } from './expr';
 import { SORT_LEVELS } from './sort';
 import type { FamilyName } from './types';
@@ -118,6 +120,17 @@ export function arithKeyCount(d: number, cap = DISTINCT_CAP): number {
 }
 
 /**
+ * Multiply at difficulty d: an operand of each of the level's digit counts, in either order, so
+ * the keys are unordered pairs (when both have the same digits, a pair and its swap are one key).
+ */
+export function multiplyKeyCount(d: number): number {
+  const { long, short } = MULTIPLY_LEVELS[d - 1];
+  const size = (digits: number) => multiplyOperandRange(digits).hi - multiplyOperandRange(digits).lo + 1;
+  const count = long === short ? (size(long) * (size(long) + 1)) / 2 : size(long) * size(short);
+  return count >= DISTINCT_CAP ? Infinity : count;
+}
+
+/**
  * Enumerated by scripts/count-problems.ts (index = difficulty − 1; Infinity = at least
  * DISTINCT_CAP; arith 4–6 took minutes each to reach the cap). buildDataset draws exactly this many
  * for the small spaces and fails at one more (tests/tasks/capacity.test.ts). Addition and sort are
@@ -126,6 +139,7 @@ export function arithKeyCount(d: number, cap = DISTINCT_CAP): number {
 export const DISTINCT_PROBLEMS: Readonly<Record<Exclude<FamilyName, 'addition' | 'sort'>, readonly number[]>> = {
   countdown: [112, 4351, 731070, Infinity, Infinity],
   arith: [171, 3489, 641407, Infinity, Infinity, Infinity],
+  multiply: MULTIPLY_LEVELS.map((_, i) => multiplyKeyCount(i + 1)), // closed form, not enumerated
 };
 
 /** Distinct problems (canonical keys) `family` can generate at `difficulty`; Infinity when at least DISTINCT_CAP. */

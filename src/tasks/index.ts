@@ -6,6 +6,7 @@ export { ExprError, parseExpr, evalExpr, renderExpr, canonicalExpr, type Expr, t
 export { addition, makeAdditionProblem, type AdditionData } from './addition';
 export { countdown, makeCountdownProblem, type CountdownData } from './countdown';
 export { arith, makeArithProblem, type ArithData } from './arith';
+export { multiply, makeMultiplyProblem, type MultiplyData } from './multiply';
 export { sort, makeSortProblem, SORT_LEVELS, type SortData } from './sort';
 export {
   FAMILIES,

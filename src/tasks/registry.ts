@@ -2,6 +2,7 @@
 import { addition } from './addition';
 import { arith } from './arith';
 import { countdown } from './countdown';
+import { multiply } from './multiply';
 import { sort } from './sort';
 import { FAMILY_NAMES, type FamilyName, type TaskFamily } from './types';
 
@@ -9,6 +10,7 @@ export const FAMILIES: Readonly<Record<FamilyName, TaskFamily>> = Object.freeze(
   addition: addition as TaskFamily,
   countdown: countdown as TaskFamily,
   arith: arith as TaskFamily,
+  multiply: multiply as TaskFamily,
   sort: sort as TaskFamily,
 });
 

@@ -5,10 +5,10 @@
  */
 import type { Rng } from '../util/rng';
 
-export type FamilyName = 'addition' | 'countdown' | 'arith' | 'sort';
+export type FamilyName = 'addition' | 'countdown' | 'arith' | 'multiply' | 'sort';
 
 /** All family names, in registry order (also the default interleaving order). */
-export const FAMILY_NAMES: readonly FamilyName[] = ['addition', 'countdown', 'arith', 'sort'];
+export const FAMILY_NAMES: readonly FamilyName[] = ['addition', 'countdown', 'arith', 'multiply', 'sort'];
 
 export interface Problem<D = unknown> {
   family: FamilyName;

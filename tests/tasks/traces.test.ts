@@ -51,8 +51,10 @@ describe.each(FAMILY_NAMES)('%s traces', (name) => {
       const p = family.generate(rng, 2);
       accepted += family.verify(p, family.trace(p, rng, { wrongStepRate: 0.3, verboseRate: 0 }));
     }
-    expect(accepted / n).toBeGreaterThan(0.3);
-    expect(accepted / n).toBeLessThan(0.8);
+    // Accepted ≈ (1 − 0.3)^(slippable steps): multiply at difficulty 2 has 5 (0.7^5 ≈ 0.17).
+    const [lo, hi] = name === 'multiply' ? [0.08, 0.3] : [0.3, 0.8];
+    expect(accepted / n).toBeGreaterThan(lo);
+    expect(accepted / n).toBeLessThan(hi);
   });
 
   it('verbose traces stay correct but get longer, overrunning a short length limit', () => {

@@ -17,8 +17,8 @@ import type { RejectionMode } from '../rejection';
 import type { ConvergenceRule } from '../stages';
 import { VOCAB_SIZE } from '../../tasks';
 
-export type TaskFamily = 'addition' | 'countdown' | 'arith' | 'sort';
-export const TASK_FAMILIES: readonly TaskFamily[] = ['addition', 'countdown', 'arith', 'sort'];
+export type TaskFamily = 'addition' | 'countdown' | 'arith' | 'multiply' | 'sort';
+export const TASK_FAMILIES: readonly TaskFamily[] = ['addition', 'countdown', 'arith', 'multiply', 'sort'];
 
 /** One stage of the multi-stage schedule. null fields inherit the `rollout` defaults. */
 export interface StageConfig {

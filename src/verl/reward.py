@@ -8,7 +8,7 @@ on every test problem and on a corpus of correct, wrong, truncated and malformed
 
   format   the response starts with "<think>" and contains "</think>"; the answer is everything
            after the first "</think>". Anything else scores 0.
-  integer  addition, arith: the answer, trimmed of whitespace (JavaScript's trim set), is an
+  integer  addition, arith, multiply: the answer, trimmed of whitespace (JavaScript's trim set), is an
            integer [+-]?[0-9]+ equal to the ground truth (leading zeros, "+" and "-0" normalised).
   countdown  the answer, trimmed of whitespace (JavaScript's trim set: "</think>\n\n6-5\r\n" is fine),
            is an expression over + - * and parentheses (spaces allowed, at most 200
@@ -218,7 +218,7 @@ def lab_score(family, solution_str, ground_truth, truncated=False):
     answer, closed = split_response(solution_str)
     if not closed:
         return 0
-    if family in ("addition", "arith"):
+    if family in ("addition", "arith", "multiply"):
         return verify_integer(ground_truth if isinstance(ground_truth, str) else "", answer)
     if family == "countdown":
         return verify_countdown(ground_truth, answer)
@@ -235,7 +235,7 @@ def compute_score(data_source, solution_str, ground_truth, extra_info=None, thin
     """
     try:
         family = data_source[len(DATA_SOURCE_PREFIX):] if isinstance(data_source, str) and data_source.startswith(DATA_SOURCE_PREFIX) else None
-        if family not in ("addition", "arith", "countdown"):
+        if family not in ("addition", "arith", "countdown", "multiply"):
             if data_source not in _warned_sources:
                 _warned_sources.add(data_source)
                 print(f"magic-lab reward.py: unknown data_source {data_source!r}: scored 0", file=sys.stderr)

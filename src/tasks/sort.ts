@@ -7,7 +7,7 @@
  *   `<think>4:53,9,71 9:53,71 53:71</think>4,9,53,71`
  * Each step is local: one minimum over the previous step's list, then a copy that skips it.
  * Duplicates are allowed (a step removes one occurrence). Difficulty sets how many numbers
- * there are and how large they get (SORT_LEVELS; docs/tasks-sort.md has the lengths).
+ * there are and how large they get (SORT_LEVELS; docs/tasks.md has the lengths).
  */
 import type { Rng } from '../util/rng';
 import { chance, checkDifficulty, checkStyle, decimalDigits, expectField, pushStep, validateCommon } from './common';

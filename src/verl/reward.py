@@ -17,6 +17,8 @@ on every test problem and on a corpus of correct, wrong, truncated and malformed
            safe integer (|v| < 2^53), equal to the target.
   truncated  a response the caller marks truncated (extra_info["truncated"] is True) scores 0, as
            in the lab; verl does not tell the reward function, see NOTES.md.
+  sort     the answer, trimmed of whitespace (JavaScript's trim set), equals the ground truth (the
+           sorted list, comma-separated) exactly; an empty ground truth scores 0.
 
 Never raises: a bad response or ground truth scores 0.0.
 """
@@ -222,6 +224,9 @@ def lab_score(family, solution_str, ground_truth, truncated=False):
         return verify_integer(ground_truth if isinstance(ground_truth, str) else "", answer)
     if family == "countdown":
         return verify_countdown(ground_truth, answer)
+    if family == "sort":
+        expected = ground_truth if isinstance(ground_truth, str) else ""
+        return 1 if expected != "" and answer.strip(JS_WHITESPACE) == expected else 0
     raise ValueError("unknown family")
 
 
@@ -235,7 +240,7 @@ def compute_score(data_source, solution_str, ground_truth, extra_info=None, thin
     """
     try:
         family = data_source[len(DATA_SOURCE_PREFIX):] if isinstance(data_source, str) and data_source.startswith(DATA_SOURCE_PREFIX) else None
-        if family not in ("addition", "arith", "countdown", "multiply"):
+        if family not in ("addition", "arith", "countdown", "multiply", "sort"):
             if data_source not in _warned_sources:
                 _warned_sources.add(data_source)
                 print(f"magic-lab reward.py: unknown data_source {data_source!r}: scored 0", file=sys.stderr)

@@ -45,7 +45,6 @@ const TASK_TEXT: Record<FamilyName, (p: Problem) => string> = {
     );
   },
   multiply: (p) => `Compute the product: ${p.prompt}\nThe final answer is an integer.`,
-  // reward.py does not score sort yet (it answers 0 for an unknown data_source).
   sort: (p) => `Sort the numbers in ascending order: ${p.prompt}\nThe final answer is the sorted list, comma-separated without spaces, e.g. 4,9,53,71.`,
 };
 

@@ -11,6 +11,7 @@ import {
   RUNG_NAMES,
   rungBaseConfig,
   rungOf,
+  validateRunConfig,
 } from '../../src/rl/config';
 import { ConfigError } from '../../src/model/config';
 
@@ -89,5 +90,14 @@ describe('model ladder rungs', () => {
     expect(getRung('tiny').baseFile).toBe('checkpoints/base.mlck');
     for (const rung of RUNG_NAMES) expect(getRung(rung).baseFile).toMatch(/^checkpoints\/base(-[a-z]+)?\.mlck$/);
     expect(getRung('medium').delivery).toBe('on-demand');
+  });
+});
+
+describe('difficulty bound per family', () => {
+  it('the long-chain families reach level 6; a family without it is named in the error', () => {
+    const base = getPreset('magic', 'small');
+    expect(() => validateRunConfig({ data: { families: ['multiply', 'sort'], difficulty: 6 } }, base)).not.toThrow();
+    expect(() => validateRunConfig({ data: { families: ['multiply', 'countdown'], difficulty: 6 } }, base)).toThrow(/^data\.difficulty: .*\[1, 5\], got 6/);
+    expect(() => validateRunConfig({ data: { families: ['multiply'], difficulty: 7 } }, base)).toThrow(/^data\.difficulty: .*\[1, 6\], got 7/);
   });
 });

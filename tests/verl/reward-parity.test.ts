@@ -210,6 +210,17 @@ describe('reward.py scores exactly as the TypeScript verifiers', () => {
     expect(scores.filter((s) => s === 1).length).toBeGreaterThan(100);
   });
 
+  it('on sort problems of every difficulty', () => {
+    const problems: Problem[] = [];
+    for (let difficulty = 1; difficulty <= 6; difficulty++) {
+      problems.push(...buildDataset({ seed: 300 + difficulty, families: ['sort'], difficulty, trainSize: 0, testSize: 20 }).test);
+    }
+    const cases = corpus(problems, 'generated');
+    const scores = pythonScores(rewardPy, cases);
+    expect(mismatchesOf(cases, scores).slice(0, 10)).toEqual([]);
+    expect(scores.filter((s) => s === 1).length).toBeGreaterThan(100);
+  });
+
   it('a deliberately different verifier is caught (the comparison can fail)', () => {
     // Python's own str.strip() trims U+0085, which JavaScript keeps: swapping it in must break parity.
     const broken = join(dir, 'reward_broken.py');

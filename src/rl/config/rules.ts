@@ -7,7 +7,7 @@
  * first failure, so the order is part of the messages).
  */
 import { ConfigError, MODEL_INT_BOUNDS, validateModelConfig } from '../../model/config';
-import { maxPromptTokens, VOCAB_SIZE } from '../../tasks';
+import { getFamily, maxPromptTokens, VOCAB_SIZE } from '../../tasks';
 import { resolveStage } from './resolve';
 import { TASK_FAMILIES, type RunConfig, type StageConfig } from './schema';
 import { type Rec } from './values';
@@ -132,8 +132,8 @@ export const RULES: readonly RuleStep[] = [
   { check: checkModel },
 
   field('data.families', { kind: 'list', symbol: 'families', of: oneOf('family', TASK_FAMILIES), unique: 'family' }),
-  // 5 is the hardest level every family supports (countdown's maximum).
-  field('data.difficulty', int('level', 1, 5)),
+  // The hardest level every chosen family supports (countdown's is 5, multiply's and sort's 6, addition's 8).
+  field('data.difficulty', int('level', 1, undefined, { maxOf: (c) => Math.min(...c.data.families.map((f) => getFamily(f).maxDifficulty)) })),
   field('data.trainSize', int('|D|', 1, 1_000_000, { unit: 'prompts' })),
   field('data.testSize', int('|D_test|', 1, 1_000_000, { unit: 'prompts' })),
   field('data.offlineFilter.enabled', bool('offline')),

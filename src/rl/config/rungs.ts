@@ -37,12 +37,15 @@ const RUNG_DEFS: Record<RungName, Rung> = {
   },
   small: {
     name: 'small',
-    summary: '~0.8M parameters, context 256: long-chain tasks, 40–200-token reasoning',
+    summary: '~0.8M parameters, context 256: long multiplication and sorting, ~60–120-token reasoning',
     overlay: {
       model: { contextLength: 256, nLayers: 4, dModel: 128, nHeads: 4 },
+      // Level 3: 3×2-digit products and 5-number sorts, 57–79-token concise traces (docs/tasks.md).
+      data: { families: ['multiply', 'sort'], difficulty: 3 },
+      // Stage 1 cuts the verbose and slipping traces (as the paper's 8K stage does), stage 2 releases them.
       stages: [
-        { maxResponseLength: 96, steps: 200 },
-        { maxResponseLength: 192, steps: 200 },
+        { maxResponseLength: 80, steps: 200 },
+        { maxResponseLength: 160, steps: 200 },
       ],
     },
     baseFile: 'checkpoints/base-small.mlck',
@@ -50,12 +53,14 @@ const RUNG_DEFS: Record<RungName, Rung> = {
   },
   medium: {
     name: 'medium',
-    summary: '~4M parameters, context 512: long-chain tasks at the top difficulty',
+    summary: '~4M parameters, context 512: long multiplication and sorting at the top level, 130–250-token reasoning',
     overlay: {
       model: { contextLength: 512, nLayers: 5, dModel: 256, nHeads: 8 },
+      // Level 6: 4×4-digit products and 8-number sorts, 128–221-token concise traces.
+      data: { families: ['multiply', 'sort'], difficulty: 6 },
       stages: [
-        { maxResponseLength: 160, steps: 200 },
-        { maxResponseLength: 320, steps: 200 },
+        { maxResponseLength: 192, steps: 200 },
+        { maxResponseLength: 384, steps: 200 },
       ],
     },
     baseFile: 'checkpoints/base-medium.mlck',

@@ -81,14 +81,29 @@ export class CpuPolicy implements PolicyEngine {
 
   // ---- training ----------------------------------------------------------------------------
 
+  /** The plan of shape [B × T]: cached with its recorded programs, its buffers in the shared training arena. */
   private trainPlan(B: number, T: number): TrainPlan {
     const key = `${B}x${T}`;
     let plan = this.trainPlans.get(key);
     if (!plan) {
-      plan = this.mem.trainPlan(B, T);
+      this.reserveTrain(B, T);
+      plan = this.mem.trainPlan(B, T, this.mem.arenaOffset);
       this.trainPlans.set(key, plan);
     }
     return plan;
+  }
+
+  /**
+   * Sizes the training arena for shape [rows × T] up front (the trainer passes its run's largest),
+   * so that smaller shapes never grow it: memory is the largest shape's, allocated once.
+   */
+  reserveTrain(rows: number, T: number): void {
+    this.check();
+    const need = this.mem.trainPlan(rows, T).bytes;
+    if (!this.mem.ensureArena(need)) return;
+    // The arena moved: the cached plans point into the old one.
+    for (const plan of this.trainPlans.values()) for (const p of plan.programs.values()) this.mem.disown(p.ptr, p.count * 64);
+    this.trainPlans.clear();
   }
 
   private writeTokens(ptr: number, tokens: Uint32Array, what: string): void {
@@ -143,7 +158,7 @@ export class CpuPolicy implements PolicyEngine {
     return { logp: this.rt.f32(s.logp, N).slice(), entropy: this.rt.f32(s.entropy, N).slice() };
   }
 
-  /** Logits [rows·T × V] of the last forward or update of that shape (tests and inspection). */
+  /** Logits [rows·T × V] of the last forward or update, when it had this shape (tests and inspection; shapes share the arena). */
   lastLogits(rows: number, T: number): Float32Array {
     const s = this.trainPlan(rows, T);
     return this.rt.f32(s.logits, rows * T * this.cfg.vocabSize).slice();

@@ -84,6 +84,11 @@ export interface PolicyEngine {
   update(batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions): Promise<StepStats>;
   /** Forward only: log-prob of each target and the full-distribution entropy at τ, [rows × T] each. */
   forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }>;
+  /**
+   * Optional: sizes the training memory for the largest shape a run will use, once (the CPU engine's
+   * shapes share one arena). Engines that keep a buffer set per shape (WebGPU) leave it out.
+   */
+  reserveTrain?(rows: number, T: number): void;
   /** Frees what the engine holds (buffers, worker threads). */
   destroy(): void;
 }

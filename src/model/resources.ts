@@ -2,8 +2,9 @@
  * Memory a policy takes on each engine, estimated from its config and the shapes it runs, buffer
  * by buffer, mirroring what the engines allocate: the WebGPU policy (policy.ts: one storage
  * buffer per activation, step.ts: the loss's) and the CPU engine's policy (cpu-policy.ts: slices
- * of one WebAssembly memory, plus transposed weights and per-thread scratch). Both cache a plan
- * per shape for the life of the policy, so a run holds every shape it has ever built at once.
+ * of one WebAssembly memory, plus transposed weights and per-thread scratch). WebGPU caches a buffer
+ * set per shape for the life of the policy, so a run holds every shape it has built at once; the
+ * CPU engine lays every training shape out in one arena sized for the largest.
  * Compared with an engine's limits by src/rl/resources.ts before anything is allocated.
  * Pure: no GPU, no Node APIs, nothing from src/gpu.
  */
@@ -121,16 +122,30 @@ export function decodeBuffers(cfg: ModelConfig, B: number, engine: EngineKind): 
   return out;
 }
 
-/** Every buffer a policy holds after running `shapes` (plans are kept per shape). */
+/**
+ * Every buffer a policy holds after running `shapes`. WebGPU keeps a buffer set per training shape;
+ * the CPU engine lays every shape out in one arena, so it holds the largest shape's activations
+ * (plus each shape's recorded programs).
+ */
 export function estimatePolicy(cfg: ModelConfig, shapes: PolicyShapes, engine: EngineKind, threads = 1): PolicyEstimate {
   const buffers = [...stateBuffers(cfg, engine, threads)];
   const seen = new Set<string>();
+  let arena: BufferEstimate[] = [];
+  const sum = (bs: BufferEstimate[]) => bs.reduce((a, b) => a + b.bytes, 0);
   for (const s of shapes.train) {
     const key = `${s.rows}x${s.T}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    buffers.push(...trainBuffers(cfg, s.rows, s.T, engine));
+    const shape = trainBuffers(cfg, s.rows, s.T, engine);
+    if (engine === 'webgpu') {
+      buffers.push(...shape);
+      continue;
+    }
+    buffers.push(...shape.filter((b) => b.name === 'recorded programs'));
+    const acts = shape.filter((b) => b.name !== 'recorded programs');
+    if (sum(acts) > sum(arena)) arena = acts;
   }
+  buffers.push(...arena);
   for (const B of new Set(shapes.decode)) buffers.push(...decodeBuffers(cfg, B, engine));
   let largest = buffers[0];
   let total = 0;

@@ -24,7 +24,7 @@
  * not padded: every preset passes on WebGPU's default limits (tests/rl/resources.test.ts).
  */
 import { ConfigError, layoutParams } from '../model/config';
-import type { Backend, EngineLimits } from '../model/engine';
+import type { Backend, EngineLimits, PolicyEngine } from '../model/engine';
 import { estimatePolicy, formatBytes, type BufferEstimate, type EngineKind, type PolicyEstimate } from '../model/resources';
 import { distinctProblemCount, maxPromptTokens, sharedProblemCount, usableProblemCount, type FamilyName } from '../tasks';
 import { longestResponseLength, resolveStage, type RunConfig } from './config';
@@ -153,6 +153,12 @@ export function runTrainShapes(cfg: RunConfig, stages: (i: number) => boolean = 
     }
   });
   return out;
+}
+
+/** Sizes an engine's training memory once for the run's largest shape (the CPU engine's arena; see PolicyEngine.reserveTrain). */
+export function reserveLargestShape(policy: PolicyEngine, cfg: RunConfig): void {
+  const shapes = runTrainShapes(cfg);
+  policy.reserveTrain?.(Math.max(...shapes.map((s) => s.rows)), Math.max(...shapes.map((s) => s.T)));
 }
 
 /** Whether the run keeps a reference policy π_ref (some stage has β > 0). */

@@ -32,6 +32,7 @@ import { DivergenceError, guardForward, nonfiniteQuantity } from './divergence';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
 import { offlineFilterKey, rolloutBatchSize, sampleOfflineCorrect, storedOfflineCorrect, weightsChecksum } from './offline-sampling';
 import { loadCheckpoint } from './run-checkpoint';
+import { reserveLargestShape } from './resources';
 import { PhaseTimer, type Clock } from './phase-timer';
 import { sampleRecords } from './sample-records';
 import { trackStages } from './stages';
@@ -106,6 +107,7 @@ export class MagicTrainer {
     const data = buildRunDataset(cfg);
     init.onSetup?.(`building the model (${layoutParams(cfg.model).count.toLocaleString('en-US')} parameters)…`);
     const policy = await backend.createPolicy(cfg.model, 'actor');
+    reserveLargestShape(policy, cfg);
     const start = ckpt?.params ?? initParams(cfg.model, batchSeed(cfg.seed, STREAM.init));
     policy.setParams(start);
     if (resumeState && ckpt?.adam) policy.setAdamState(ckpt.adam.m, ckpt.adam.v);
@@ -225,6 +227,7 @@ export class MagicTrainer {
   /** π_ref := a frozen copy of the policy as it is now (before this step's update). */
   private async takeReference(): Promise<void> {
     const ref = await this.backend.createPolicy(this.cfg.model, 'reference');
+    reserveLargestShape(ref, this.cfg);
     ref.setParams(await this.policy.getParams());
     this.ref = ref;
   }

@@ -14,6 +14,7 @@ import {
   estimateRun,
   ResourceError,
   runTrainShapes,
+  reserveLargestShape,
   type EngineLimits,
   type HostLimits,
 } from '../../src/rl/resources';
@@ -61,6 +62,8 @@ describe('resource check', () => {
         const rt = backend.rt as unknown as { top: number };
         const before = rt.top;
         const p = await backend.createPolicy(cfg.model, name);
+        // As the trainer does: the arena sized once for the largest shape, every shape laid out in it.
+        reserveLargestShape(p, cfg);
         for (const s of runTrainShapes(cfg)) await p.forward(new Uint32Array(s.rows * s.T), new Uint32Array(s.rows * s.T), s.rows, s.T, 1);
         const B = rolloutBatchSize(cfg);
         await p.generate({ prompts: Array.from({ length: B }, () => encodePrompt('1+2=')), maxResponseLength: 2, temperature: 1, topP: 1, seed: 1, eosId: EOS_ID, padId: PAD_ID });

@@ -163,16 +163,26 @@ export class CpuPolicyMemory {
     return out;
   }
 
-  /** Allocates the buffers of training shape [B × T]. */
-  trainPlan(B: number, T: number): TrainPlan {
+  /**
+   * The buffers of training shape [B × T], laid out from byte offset `base` (the training arena:
+   * every shape's plan starts there, so the memory held is the largest shape's, not the sum).
+   * With base = 0 it only measures: `bytes` is the size the plan needs.
+   */
+  trainPlan(B: number, T: number, base = 0): TrainPlan & { bytes: number } {
     if (!Number.isInteger(B) || B < 1) throw new Error(`rows must be a positive integer, got ${B}`);
     if (!Number.isInteger(T) || T < 1 || T > this.cfg.contextLength) throw new Error(`sequence length ${T} must be between 1 and contextLength ${this.cfg.contextLength}`);
     const { cfg } = this;
     const C = cfg.dModel;
     const F = cfg.mlpRatio * C;
     const N = B * T;
-    const a = (floats: number) => this.f32(floats);
-    return {
+    let next = base;
+    // 64-byte lines, as the runtime's allocator hands them out.
+    const a = (floats: number) => {
+      const off = next;
+      next += Math.ceil((Math.max(1, floats) * F32) / 64) * 64;
+      return off;
+    };
+    const plan = {
       B,
       T,
       tokens: a(N),
@@ -213,8 +223,37 @@ export class CpuPolicyMemory {
       advantages: a(N),
       weights: a(N),
       mask: a(N),
-      programs: new Map(),
+      programs: new Map<string, Program>(),
     };
+    return { ...plan, bytes: next - base };
+  }
+
+  /** The training arena: one allocation every shape's plan shares (see trainPlan). */
+  private arena: [number, number] | null = null;
+
+  /**
+   * Makes the arena hold at least `bytes`. Returns true when it moved: every plan laid out in the
+   * old one is then invalid (its caller drops them and frees their programs with `disown`).
+   */
+  ensureArena(bytes: number): boolean {
+    if (this.arena !== null && this.arena[1] >= bytes) return false;
+    if (this.arena !== null) this.disown(this.arena[0], this.arena[1]);
+    this.arena = [this.bytes(bytes), bytes];
+    return true;
+  }
+
+  /** Byte offset of the arena (ensureArena first). */
+  get arenaOffset(): number {
+    if (this.arena === null) throw new Error('training arena not allocated');
+    return this.arena[0];
+  }
+
+  /** Frees one allocation this policy owns (an old arena, a dropped plan's program). */
+  disown(off: number, n: number): void {
+    const i = this.owned.findIndex(([o, m]) => o === off && m === n);
+    if (i < 0) throw new Error(`no allocation of ${n} bytes at ${off} is this policy's`);
+    this.owned.splice(i, 1);
+    this.rt.release(off, n);
   }
 
   /** Frees everything this policy allocated. */

@@ -43,6 +43,7 @@ export function poolTag(o: SweepOptions): string {
   if (o.threads !== null) parts.push(`t${o.threads}`);
   if (o.config !== null) parts.push(`cfg${crc(o.config)}`);
   if (o.base !== null) parts.push(`base${crc(o.base)}`);
+  if (o.rung && o.rung !== 'tiny') parts.push(o.rung); // a rung's runs never share a pool with tiny's
   return parts.join('-');
 }
 

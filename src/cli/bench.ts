@@ -17,7 +17,7 @@ import { getPreset } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
 import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
-import { DEFAULT_BASE } from './train';
+import { defaultBaseFor } from '../run/rung-base';
 
 export const BENCH_FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string', help: 'model/batch size, e.g. vocab=32,ctx=64,dModel=64,layers=2,heads=4,batch=16' },
@@ -89,9 +89,10 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
 async function benchRlSteps(backend: Backend, n: number, log: (s: string) => void): Promise<NonNullable<BenchResult['rl_step']>> {
   const config = getPreset('magic');
   let checkpoint: Uint8Array | undefined;
-  if (existsSync(DEFAULT_BASE)) {
-    const bytes = new Uint8Array(readFileSync(DEFAULT_BASE));
-    if (JSON.stringify(decodeCheckpoint(bytes, DEFAULT_BASE).model) === JSON.stringify(config.model)) checkpoint = bytes;
+  const baseFile = defaultBaseFor(config);
+  if (existsSync(baseFile)) {
+    const bytes = new Uint8Array(readFileSync(baseFile));
+    if (JSON.stringify(decodeCheckpoint(bytes, baseFile).model) === JSON.stringify(config.model)) checkpoint = bytes;
   }
   const trainer = await MagicTrainer.create(backend, { ...config, eval: { ...config.eval, everySteps: 0 } }, { checkpoint });
   const times: number[] = [];

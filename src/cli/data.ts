@@ -15,13 +15,15 @@ import { problemsToJsonl } from '../tasks';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { readJsonFile } from './sft';
-import { DEFAULT_BASE } from './train';
+import { DEFAULT_BASE, defaultBaseFor } from '../run/rung-base';
+import { parseRungFlag, RUNG_FLAG } from './rung';
 
 export const DATA_FLAGS: Record<string, FlagSpec> = {
   preset: { type: 'string', help: 'run preset whose data section is used (default magic)' },
+  rung: RUNG_FLAG,
   config: { type: 'string', help: 'JSON file: a partial RunConfig merged over the preset' },
   out: { type: 'string', help: 'build: directory for train.jsonl, test.jsonl, report.json' },
-  checkpoint: { type: 'string', help: `filter: policy to sample from (default ${DEFAULT_BASE})` },
+  checkpoint: { type: 'string', help: `filter: policy to sample from (default: the rung\'s base, ${DEFAULT_BASE} for tiny)` },
   samples: { type: 'int', min: 2, help: 'filter: N samples per prompt (default: the config\'s)' },
   write: { type: 'bool', help: 'filter: store the result in the checkpoint so runs skip the sampling' },
   backend: BACKEND_FLAG,
@@ -30,9 +32,10 @@ export const DATA_FLAGS: Record<string, FlagSpec> = {
 };
 
 function loadConfig(flags: Record<string, unknown>): RunConfig {
+  const rung = parseRungFlag(flags.rung);
   let preset: RunConfig;
   try {
-    preset = getPreset(String(flags.preset ?? 'magic'));
+    preset = getPreset(String(flags.preset ?? 'magic'), rung);
   } catch (e) {
     throw new UsageError(`--preset: ${(e as Error).message}`);
   }
@@ -71,7 +74,7 @@ export async function data(argv: string[], log: (s: string) => void = console.lo
     }
     return;
   }
-  const file = String(flags.checkpoint ?? DEFAULT_BASE);
+  const file = String(flags.checkpoint ?? defaultBaseFor(cfg));
   if (!existsSync(file)) throw new UsageError(`--checkpoint: ${file} does not exist`);
   const bytes = new Uint8Array(readFileSync(file));
   const ck = decodeCheckpoint(bytes, file);

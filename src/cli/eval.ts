@@ -3,12 +3,13 @@ import { existsSync } from 'node:fs';
 import { readCheckpointFile } from '../run/read-file';
 import { MAX_TEMPERATURE, MIN_TEMPERATURE } from '../rl/config/rules';
 import { ConfigError } from '../model/config';
-import { buildRunDataset, getPreset, longestResponseLength, validateRunConfig, type RunConfig } from '../rl/config';
+import { buildRunDataset, getPreset, rungOf, longestResponseLength, validateRunConfig, type RunConfig } from '../rl/config';
 import { batchSeed, evaluatePolicy } from '../rl/rollout';
 import { loadCheckpoint } from '../rl/run-checkpoint';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { nodeHostLimits } from './resources';
+import { parseRungFlag, RUNG_FLAG } from './rung';
 import { checkEvalResources, engineLimitsOf } from '../rl/resources';
 
 export const EVAL_FLAGS: Record<string, FlagSpec> = {
@@ -17,6 +18,7 @@ export const EVAL_FLAGS: Record<string, FlagSpec> = {
   problems: { type: 'int', min: 1, help: 'test problems (default: the config\'s eval.testProblems)' },
   temperatures: { type: 'string', help: 'comma-separated, default 1,0.6' },
   preset: { type: 'string', help: 'data/stage config for a base checkpoint (default magic); run checkpoints use their own' },
+  rung: { ...RUNG_FLAG, help: `with --preset: ${RUNG_FLAG.help}` },
   seed: { type: 'int', min: 0, help: 'sampling seed (default 0)' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
@@ -32,9 +34,11 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
   // Stat'ed first (a directory or /dev/zero is one line, nothing read); then the whole file is
   // checked, a run checkpoint's config and state too: an inconsistent file is refused here as by train.
   const { contents: ck, meta } = loadCheckpoint(readCheckpointFile(file, '--checkpoint'), file);
+  // A base checkpoint of a ladder rung is evaluated on that rung's data and lengths unless --rung says otherwise.
+  const rung = parseRungFlag(flags.rung) ?? rungOf({ model: ck.model }) ?? undefined;
   let cfg: RunConfig;
   try {
-    cfg = meta.kind === 'run' ? meta.config : validateRunConfig({ model: ck.model }, getPreset(String(flags.preset ?? 'magic')));
+    cfg = meta.kind === 'run' ? meta.config : validateRunConfig({ model: ck.model }, getPreset(String(flags.preset ?? 'magic'), rung));
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(`config: ${e.message}`);
     throw new UsageError(`--preset: ${(e as Error).message}`);

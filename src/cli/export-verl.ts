@@ -12,14 +12,16 @@ import { baseCheckpointSelection, buildExport, ExportInputError, runCheckpointSe
 import { isScaleName, SCALE_NAMES } from '../verl/scale';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { readJsonFile } from './sft';
-import { DEFAULT_BASE } from './train';
+import { DEFAULT_BASE, defaultBaseFor } from '../run/rung-base';
+import { parseRungFlag, RUNG_FLAG } from './rung';
 
 export const EXPORT_VERL_FLAGS: Record<string, FlagSpec> = {
   run: { type: 'string', help: 'a run folder (magic-lab train --out): its config and the problems it trained on' },
   preset: { type: 'string', help: `or a preset: ${presetNames().join(', ')}` },
+  rung: { ...RUNG_FLAG, help: `with --preset: ${RUNG_FLAG.help}` },
   config: { type: 'string', help: 'with --preset: JSON file, a partial RunConfig merged over it' },
   seed: { type: 'int', min: 0, help: 'with --preset: run seed (decides the problems)' },
-  base: { type: 'string', help: `with --preset: base checkpoint whose stored offline-filter result is used (default ${DEFAULT_BASE})` },
+  base: { type: 'string', help: `with --preset: base checkpoint whose stored offline-filter result is used (default: the rung\'s, ${DEFAULT_BASE} for tiny)` },
   scale: { type: 'string', help: `launch a real model: ${SCALE_NAMES.join(', ')} (DeepSeek-R1-Distill-Qwen of that size, Skywork-OR1's released settings; NOTES.md)` },
   out: { type: 'string', help: 'output folder: train/val/test.parquet, reward.py, run_stageK.sh, NOTES.md' },
   help: { type: 'bool', help: 'show this help' },
@@ -73,7 +75,7 @@ function fromRun(dir: string): Resolved {
 }
 
 function selectionFromBase(config: RunConfig, baseFlag: string | undefined): ProblemSelection {
-  const file = baseFlag ?? DEFAULT_BASE;
+  const file = baseFlag ?? defaultBaseFor(config);
   if (!existsSync(file)) {
     if (baseFlag) throw new UsageError(`--base: ${file} does not exist`);
     return baseCheckpointSelection(config, null, `${file} is not here`);
@@ -90,9 +92,10 @@ function selectionFromBase(config: RunConfig, baseFlag: string | undefined): Pro
 
 function fromPreset(flags: Record<string, unknown>): Resolved {
   const name = String(flags.preset);
+  const rung = parseRungFlag(flags.rung);
   let config: RunConfig;
   try {
-    config = getPreset(name);
+    config = getPreset(name, rung);
   } catch (e) {
     throw new UsageError(`--preset: ${(e as Error).message}`);
   }
@@ -106,7 +109,7 @@ export async function exportVerl(argv: string[], log: (s: string) => void = cons
   const flags = parseFlags(argv, EXPORT_VERL_FLAGS, 'export-verl');
   if ((flags.run === undefined) === (flags.preset === undefined)) throw new UsageError('export-verl: give exactly one of --run DIR and --preset NAME');
   if (flags.run !== undefined) {
-    const extra = ['config', 'seed', 'base'].filter((f) => flags[f] !== undefined);
+    const extra = ['rung', 'config', 'seed', 'base'].filter((f) => flags[f] !== undefined);
     if (extra.length) throw new UsageError(`--run exports the run as it was: it cannot be combined with ${extra.map((f) => `--${f}`).join(', ')}`);
   }
   const scale = flags.scale === undefined ? undefined : String(flags.scale);

@@ -3,18 +3,22 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../model/config';
 import { DivergenceError } from '../rl/divergence';
-import { runSft, validateSftConfig, type SftConfig } from '../rl/sft';
+import { rungSftDefaults, runSft, validateSftConfig, type SftConfig } from '../rl/sft';
+import { DEFAULT_RUNG } from '../rl/config';
+import { rungBasePath } from '../run/rung-base';
+import { parseRungFlag, RUNG_FLAG } from './rung';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { acquireLock } from '../run/dir-lock';
 import { readCheckpointFile } from '../run/read-file';
 
 export const SFT_FLAGS: Record<string, FlagSpec> = {
-  config: { type: 'string', help: 'JSON file with SftConfig fields (see src/rl/sft.ts)' },
+  rung: { ...RUNG_FLAG, help: `${RUNG_FLAG.help}; the model, task mix and output file are the rung's` },
+  config: { type: 'string', help: 'JSON file with SftConfig fields over the rung\'s (see src/rl/sft.ts)' },
   steps: { type: 'int', min: 1, help: 'optimizer steps' },
   seed: { type: 'int', min: 0, help: 'seed of data, traces and init' },
   'eval-every': { type: 'int', min: 0, help: 'held-out avg@k every N steps' },
-  out: { type: 'string', help: 'checkpoint file to write (default public/checkpoints/base.mlck)' },
+  out: { type: 'string', help: 'checkpoint file to write (default: the rung\'s base, public/checkpoints/base.mlck for tiny, base-small.mlck, base-medium.mlck)' },
   resume: { type: 'string', help: 'continue the warm start saved in this checkpoint (up to --steps in total)' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
@@ -48,18 +52,19 @@ export function readJsonFile(path: string, flag: string): Record<string, unknown
 
 export async function sft(argv: string[], log: (s: string) => void = console.log): Promise<void> {
   const flags = parseFlags(argv, SFT_FLAGS, 'sft');
+  const rung = parseRungFlag(flags.rung) ?? DEFAULT_RUNG;
   const input: Partial<SftConfig> = flags.config ? (readJsonFile(String(flags.config), '--config') as Partial<SftConfig>) : {};
   if (flags.steps !== undefined) input.steps = flags.steps as number;
   if (flags.seed !== undefined) input.seed = flags.seed as number;
   if (flags['eval-every'] !== undefined) input.evalEvery = flags['eval-every'] as number;
   let cfg: SftConfig;
   try {
-    cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>);
+    cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>, rungSftDefaults(rung));
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(`config: ${e.message}`);
     throw e;
   }
-  const out = String(flags.out ?? 'public/checkpoints/base.mlck');
+  const out = String(flags.out ?? rungBasePath(rung));
   let resume: Uint8Array | undefined;
   let unlock = () => {};
   if (flags.resume) {

@@ -16,6 +16,7 @@ import { parseFlags, UsageError, type FlagSpec, type Flags } from './args';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { readJsonFile } from './sft';
 import { runTraining, TRAIN_FLAGS } from './train';
+import { parseRungFlag, RUNG_FLAG } from './rung';
 import { SweepError } from '../sweep/errors';
 import { checkDifferOnly, parseDifferOnly } from '../sweep/differ';
 import { applyShard, SHARD_FLAG, sweepMerge } from './sweep-shard';
@@ -36,7 +37,8 @@ export const RUN_FLAGS: Record<string, FlagSpec> = {
   threads: { type: 'int', min: 1, help: 'CPU engine threads, passed to train and eval (default: theirs)' },
   'eval-problems': { type: 'int', min: 1, help: 'test problems of each precise evaluation (default: the whole test set, 256, or the smallest arm\'s, e.g. 8 for -tiny presets)' },
   'eval-k': { type: 'int', min: 1, help: 'samples per problem of each precise evaluation (default 8)' },
-  base: { type: 'string', help: 'start weights of every run (default: public/checkpoints/base.mlck when its model matches, as train)' },
+  rung: RUNG_FLAG,
+  base: { type: 'string', help: 'start weights of every run (default: the rung\'s public/checkpoints/base*.mlck when its model matches, as train)' },
   runs: { type: 'string', help: 'run pool directory (default OUT/runs)' },
   'reference-dir': { type: 'string', help: `where --reference writes (default ${DEFAULT_REFERENCE_DIR})` },
   // SVG is what the reports link and git keeps (a PNG beside each doubled reports/ for no reader's gain).
@@ -73,6 +75,7 @@ export function sweepOptionsFromFlags(flags: Flags, presets: string[], out: stri
   if (threads !== null && (!('threads' in TRAIN_FLAGS) || !('threads' in EVAL_FLAGS))) throw new UsageError('--threads: train and eval of this build have no --threads flag');
   let config: RunConfigInput | null = null;
   if (flags.config !== undefined) config = readJsonFile(String(flags.config), '--config') as RunConfigInput;
+  const rung = parseRungFlag(flags.rung) ?? null;
   const base = flags.base === undefined ? null : String(flags.base);
   if (base !== null && !existsSync(base)) throw new UsageError(`--base: ${base} does not exist`);
   return {
@@ -88,6 +91,7 @@ export function sweepOptionsFromFlags(flags: Flags, presets: string[], out: stri
     evalK: (flags['eval-k'] as number | undefined) ?? 8,
     evalTemperatures: [1, 0.6],
     base,
+    ...(rung !== null ? { rung } : {}),
     variants: null,
     out,
     runs: flags.runs === undefined ? undefined : String(flags.runs),
@@ -179,7 +183,7 @@ export async function runAndSummarize(o: SweepOptions, deps: SweepDeps, log: (s:
  * arm's test set is refused by the plan, naming the flag and the limit.
  */
 function defaultEvalProblems(o: SweepOptions, log: (s: string) => void): void {
-  const sizes = o.presets.map((p) => ({ p, n: resolveRunConfig(p, o.config, o.seeds[0], o.variants).data.testSize }));
+  const sizes = o.presets.map((p) => ({ p, n: resolveRunConfig(p, o.config, o.seeds[0], o.variants, o.rung ?? null).data.testSize }));
   const least = sizes.reduce((a, b) => (b.n < a.n ? b : a));
   if (least.n >= o.evalProblems) return;
   o.evalProblems = least.n;

@@ -24,6 +24,8 @@ import { lockRunDir, tempPathFor } from '../run/dir-lock';
 import { FileReadError, readCheckpointFile } from '../run/read-file';
 import { filterJournal, JournalDamageError } from '../run/journal';
 import { checkResumeIdentity } from './run-identity';
+import { parseRungFlag, RUNG_FLAG } from './rung';
+import { DEFAULT_BASE, defaultBaseFor, missingRungBase, rungBasePath } from '../run/rung-base';
 
 
 /**
@@ -102,20 +104,22 @@ function replaceFile(file: string, text: string | Uint8Array): void {
 
 export const TRAIN_FLAGS: Record<string, FlagSpec> = {
   preset: { type: 'string', help: `run preset (default magic): ${presetNames().join(', ')}` },
+  rung: RUNG_FLAG,
   config: { type: 'string', help: 'JSON file: a partial RunConfig merged over the preset' },
   seed: { type: 'int', min: 0, help: 'run seed (overrides the config)' },
   steps: { type: 'int', min: 1, help: 'stop after this many steps in total' },
   minutes: { type: 'number', min: 0, help: 'stop cleanly after the step that crosses M minutes, then evaluate' },
   out: { type: 'string', help: 'output directory (default runs/<preset>-<time>)' },
   resume: { type: 'string', help: 'continue the run saved in this directory' },
-  base: { type: 'string', help: 'starting weights (default public/checkpoints/base.mlck when its model matches)' },
+  base: { type: 'string', help: 'starting weights: a .mlck file, or none for random init (default: the rung\'s public/checkpoints/base*.mlck when its model matches)' },
   quiet: { type: 'bool', help: 'no progress line' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
   help: { type: 'bool', help: 'show this help' },
 };
 
-export const DEFAULT_BASE = 'public/checkpoints/base.mlck';
+/** The tiny rung's base (public/checkpoints/base.mlck); other rungs' are rungBasePath(rung). */
+export { DEFAULT_BASE };
 
 function fmt(x: number | undefined, d = 3): string {
   return x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d);
@@ -143,6 +147,7 @@ export interface TrainHooks {
 /** `magic-lab train`'s flags as the typed options of runTraining. */
 export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
   const flags = parseFlags(argv, TRAIN_FLAGS, 'train');
+  const rung = parseRungFlag(flags.rung);
   const common = {
     ...(flags.steps !== undefined ? { steps: flags.steps as number } : {}),
     ...(flags.minutes !== undefined ? { minutes: flags.minutes as number } : {}),
@@ -151,12 +156,13 @@ export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
     ...(flags.threads !== undefined ? { threads: flags.threads as number } : {}),
   };
   if (flags.resume) {
-    if (flags.preset || flags.config || flags.seed !== undefined || flags.base) throw new UsageError('--resume continues a saved run as it was: it cannot be combined with --preset, --config, --seed or --base');
+    if (flags.preset || flags.rung || flags.config || flags.seed !== undefined || flags.base) throw new UsageError('--resume continues a saved run as it was: it cannot be combined with --preset, --rung, --config, --seed or --base');
     return { kind: 'resume', dir: String(flags.resume), ...common };
   }
   return {
     kind: 'start',
     ...(flags.preset !== undefined ? { preset: String(flags.preset) } : {}),
+    ...(rung !== undefined ? { rung } : {}),
     ...(flags.config ? { configFile: String(flags.config) } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed as number } : {}),
     ...(flags.out !== undefined ? { out: String(flags.out) } : {}),
@@ -221,7 +227,7 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     const presetName = o.preset ?? 'magic';
     let preset: RunConfig;
     try {
-      preset = getPreset(presetName);
+      preset = getPreset(presetName, o.rung);
     } catch (e) {
       throw new UsageError(`--preset: ${(e as Error).message}`);
     }
@@ -233,9 +239,12 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
       if (e instanceof ConfigError) throw new UsageError(`config: ${e.message}`);
       throw e;
     }
-    const base = o.base;
-    const baseFile = base ?? DEFAULT_BASE;
-    if (existsSync(baseFile)) {
+    const base = o.base === 'none' ? undefined : o.base;
+    // The default: the base of the rung whose model the config has (tiny: public/checkpoints/base.mlck), used only when its model matches.
+    const baseFile = base ?? defaultBaseFor(config);
+    if (o.base === 'none') {
+      // random init, asked for
+    } else if (existsSync(baseFile)) {
       const bytes = readCheckpointFile(baseFile, '--base');
       const c = decodeCheckpoint(bytes, baseFile);
       // A run checkpoint would bring its own config, seed and step along: that is --resume, not a base.
@@ -247,8 +256,11 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
       else if (base) throw new UsageError(`--base: ${baseFile} holds a different model (${JSON.stringify(c.model)}) than the config's`);
     } else if (base) {
       throw new UsageError(`--base: ${base} does not exist`);
+    } else if (o.rung !== undefined && baseFile === rungBasePath(o.rung)) {
+      // An explicit rung starts from its base: its absence is said, not silently replaced by random init.
+      throw new UsageError(`--rung ${o.rung}: ${missingRungBase(o.rung)}, or start from random init with --base none`);
     }
-    out = o.out ?? join('runs', `${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    out = o.out ?? join('runs', `${presetName}${o.rung && o.rung !== 'tiny' ? `-${o.rung}` : ''}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     checkOutDir(out, o.out === undefined ? 'the run directory' : '--out');
     // Locked before the checks below: of two runs started on one --out, the second is refused here.
     const made = !existsSync(out);

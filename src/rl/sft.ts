@@ -12,7 +12,7 @@ import { initParams } from '../model/init';
 import type { Backend } from '../model/engine';
 import { buildDataset, encodePrompt, encodeResponse, FAMILIES, PAD_ID, VOCAB_SIZE, type Dataset, type TraceStyle } from '../tasks';
 import { Rng } from '../util/rng';
-import { TASK_FAMILIES, type TaskFamily } from './config';
+import { DEFAULT_RUNG, rungBaseConfig, TASK_FAMILIES, type RungName, type TaskFamily } from './config';
 import { batchSeed, evaluatePolicy } from './rollout';
 import { loadCheckpoint } from './run-checkpoint';
 
@@ -74,10 +74,27 @@ export const DEFAULT_SFT_CONFIG: SftConfig = {
   evalMaxResponseLength: 40,
 };
 
-/** Validates a partial SFT config over the defaults; one ConfigError naming the field. */
-export function validateSftConfig(input: Partial<SftConfig> & Record<string, unknown>): SftConfig {
+/**
+ * The warm start of a ladder rung: its model, and the task mix, difficulty and eval response limit
+ * its RL runs use (the one place a rung's SFT differs from tiny's). Tiny: the defaults unchanged.
+ */
+export function rungSftDefaults(rung: RungName): SftConfig {
+  if (rung === DEFAULT_RUNG) return DEFAULT_SFT_CONFIG;
+  const run = rungBaseConfig(rung);
+  return {
+    ...DEFAULT_SFT_CONFIG,
+    model: { ...run.model },
+    families: [...run.data.families],
+    difficulty: run.data.difficulty,
+    // The rung's first stage limit: long enough for its reasoning, within its context with the prompt.
+    evalMaxResponseLength: run.stages[0].maxResponseLength,
+  };
+}
+
+/** Validates a partial SFT config over the defaults (a rung's: rungSftDefaults); one ConfigError naming the field. */
+export function validateSftConfig(input: Partial<SftConfig> & Record<string, unknown>, defaults: SftConfig = DEFAULT_SFT_CONFIG): SftConfig {
   for (const k of Object.keys(input)) if (!Object.prototype.hasOwnProperty.call(DEFAULT_SFT_CONFIG, k)) throw new ConfigError(k, `unknown sft config field (known: ${Object.keys(DEFAULT_SFT_CONFIG).join(', ')})`);
-  const c = { ...DEFAULT_SFT_CONFIG, ...input, style: { ...DEFAULT_SFT_CONFIG.style, ...(input.style ?? {}) } } as SftConfig;
+  const c = { ...defaults, ...input, style: { ...defaults.style, ...(input.style ?? {}) } } as SftConfig;
   try {
     c.model = validateModelConfig(c.model);
   } catch (e) {

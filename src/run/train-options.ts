@@ -5,6 +5,7 @@
  * continues the run saved in a directory; both may stop early by steps or minutes.
  */
 import type { BackendChoice } from '../model/engine';
+import type { RungName } from '../rl/config';
 
 /** The engine and when to stop: common to a new run and a resumed one. */
 export interface TrainCommon {
@@ -23,13 +24,15 @@ export interface TrainStart extends TrainCommon {
   kind: 'start';
   /** Preset name (default magic). */
   preset?: string;
+  /** Model ladder rung the preset is taken at (default tiny; src/rl/config/rungs.ts). */
+  rung?: RungName;
   /** JSON file holding a partial RunConfig merged over the preset. */
   configFile?: string;
   /** Run seed over the config's. */
   seed?: number;
   /** Run directory (default runs/<preset>-<time>). */
   out?: string;
-  /** Start weights (default public/checkpoints/base.mlck when its model matches). */
+  /** Start weights, or 'none' for random init (default: the base of the config's rung when its model matches). */
   base?: string;
 }
 
@@ -47,6 +50,7 @@ export function trainRunArgv(o: TrainRunOptions): string[] {
   if (o.kind === 'resume') args.push('--resume', o.dir);
   else {
     if (o.preset !== undefined) args.push('--preset', o.preset);
+    if (o.rung !== undefined) args.push('--rung', o.rung);
     if (o.seed !== undefined) args.push('--seed', String(o.seed));
     if (o.out !== undefined) args.push('--out', o.out);
     if (o.configFile !== undefined) args.push('--config', o.configFile);

@@ -9,9 +9,9 @@ import type { Finding } from './finding-types';
 import { resolveRunConfig, type SweepSpec } from './plan';
 import { SweepError } from './errors';
 
-type Resolved = Pick<SweepSpec, 'config' | 'seeds' | 'variants'>;
+type Resolved = Pick<SweepSpec, 'config' | 'seeds' | 'variants' | 'rung'>;
 
-const resolve = (o: Resolved, preset: string) => resolveRunConfig(preset, o.config, o.seeds[0] ?? 0, o.variants);
+const resolve = (o: Resolved, preset: string) => resolveRunConfig(preset, o.config, o.seeds[0] ?? 0, o.variants, o.rung ?? null);
 
 /** The first path where b's resolved config differs from a's outside `fields`, or undefined. */
 export function extraDifference(o: Resolved, a: string, b: string, fields: readonly string[]): string | undefined {

@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ConfigError } from '../model/config';
 import { crc32Label, decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
-import { getPreset, validateRunConfig, type RunConfig, type RunConfigInput } from '../rl/config';
+import { DEFAULT_RUNG, getPreset, validateRunConfig, type RunConfig, type RunConfigInput, type RungName } from '../rl/config';
+import { DEFAULT_BASE, defaultBaseFor, missingRungBase, rungBasePath } from '../run/rung-base';
 import { SweepError } from './errors';
 import type { PreciseEval } from './run-metrics';
 import type { TrainRunOptions } from '../run/train-options';
@@ -61,8 +62,10 @@ export interface SweepSpec {
   evalProblems: number;
   evalK: number;
   evalTemperatures: number[];
-  /** --base given explicitly, or null (per preset: the shipped base when its model matches, else random init). */
+  /** --base given explicitly, or null (per preset: the shipped base of its rung when its model matches, else random init). */
   base: string | null;
+  /** --rung the presets are taken at; absent or null: tiny (so the sweeps made before the ladder keep their identity). */
+  rung?: RungName | null;
 }
 
 /** Shard `index` (1 … count) of `count` (src/sweep/shard.ts). */
@@ -81,7 +84,7 @@ export interface SweepOptions extends SweepSpec {
   command: string;
 }
 
-export const DEFAULT_BASE = 'public/checkpoints/base.mlck';
+export { DEFAULT_BASE };
 export const SWEEP_SCHEMA = 'magic-lab-sweep/1';
 export const RUN_SCHEMA = 'magic-lab-sweep-run/1';
 
@@ -103,6 +106,8 @@ export interface RunIdentity {
   base: BaseRef | null;
   /** Present for a variant's run only (so pool runs of presets keep their identity files). */
   variant?: Variant;
+  /** Present for a rung other than tiny only (likewise). */
+  rung?: RungName;
 }
 
 export interface PlannedRun {
@@ -137,11 +142,11 @@ export interface RunResult {
  * A preset's (or variant's) config under the sweep's --config and a seed, exactly as
  * `train --preset P --config F --seed S` builds it.
  */
-export function resolveRunConfig(preset: string, config: RunConfigInput | null, seed: number, variants: Record<string, Variant> | null = null): RunConfig {
+export function resolveRunConfig(preset: string, config: RunConfigInput | null, seed: number, variants: Record<string, Variant> | null = null, rung: RungName | null = null): RunConfig {
   const variant = variants !== null && Object.prototype.hasOwnProperty.call(variants, preset) ? variants[preset] : undefined;
   let base: RunConfig;
   try {
-    base = getPreset(variant ? variant.preset : preset);
+    base = getPreset(variant ? variant.preset : preset, rung ?? DEFAULT_RUNG);
   } catch (e) {
     if (variant) throw new SweepError(`--variants: ${preset}: ${(e as Error).message}`);
     const known = variants ? ` (variants: ${Object.keys(variants).join(', ')})` : '';
@@ -189,7 +194,7 @@ function baseInfo(file: string): { crc: string; model: string } {
   return info;
 }
 
-/** The start weights of a run: --base, or train's default rule (the shipped base when its model matches). */
+/** The start weights of a run: --base, or train's default rule (the shipped base of the config's rung when its model matches). */
 function resolveBase(spec: SweepSpec, cfg: RunConfig, preset: string): BaseRef | null {
   const model = JSON.stringify(cfg.model);
   if (spec.base !== null) {
@@ -198,9 +203,14 @@ function resolveBase(spec: SweepSpec, cfg: RunConfig, preset: string): BaseRef |
     if (b.model !== model) throw new SweepError(`--base: ${spec.base} holds a different model than preset ${preset}'s`);
     return { file: spec.base, crc: b.crc };
   }
-  if (!existsSync(DEFAULT_BASE)) return null;
-  const b = baseInfo(DEFAULT_BASE);
-  return b.model === model ? { file: DEFAULT_BASE, crc: b.crc } : null;
+  const file = defaultBaseFor(cfg);
+  if (!existsSync(file)) {
+    // As train: an explicit rung starts from its base, so its absence is said before anything runs.
+    if (spec.rung && file === rungBasePath(spec.rung)) throw new SweepError(`--rung ${spec.rung}: ${missingRungBase(spec.rung)}`);
+    return null;
+  }
+  const b = baseInfo(file);
+  return b.model === model ? { file, crc: b.crc } : null;
 }
 
 export function runsRoot(o: SweepOptions): string {
@@ -213,7 +223,7 @@ export function planSweep(o: SweepOptions): PlannedRun[] {
   const out: PlannedRun[] = [];
   for (const preset of o.presets) {
     for (const seed of o.seeds) {
-      const config = resolveRunConfig(preset, o.config, seed, o.variants);
+      const config = resolveRunConfig(preset, o.config, seed, o.variants, o.rung ?? null);
       const variant = variantOf(o, preset);
       if (o.evalProblems > config.data.testSize) {
         throw new SweepError(`--eval-problems: preset ${preset}'s test set has ${config.data.testSize} problems, asked for ${o.evalProblems}`);
@@ -228,7 +238,7 @@ export function planSweep(o: SweepOptions): PlannedRun[] {
         config,
         base,
         plannedSteps,
-        identity: { schema: RUN_SCHEMA, preset, seed, steps: o.steps, minutes: o.minutes, config: o.config, backend: o.backend, threads: o.threads, base, ...(variant ? { variant } : {}) },
+        identity: { schema: RUN_SCHEMA, preset, seed, steps: o.steps, minutes: o.minutes, config: o.config, backend: o.backend, threads: o.threads, base, ...(variant ? { variant } : {}), ...rungField(o) },
       });
     }
   }
@@ -250,8 +260,14 @@ export function sweepSpec(o: SweepOptions): Omit<SweepSpec, 'variants'> & { vari
     evalK: o.evalK,
     evalTemperatures: o.evalTemperatures,
     base: o.base,
+    ...rungField(o),
     runs: relative(o.out, runsRoot(o)) || '.',
     // Only when given, so the identity files of sweeps made before variants existed still match.
     ...(o.variants !== null ? { variants: o.variants } : {}),
   };
+}
+
+/** `rung` for a sweep at a rung other than tiny; nothing for tiny, so older sweeps, pools and summaries read and match as before. */
+export function rungField(o: { rung?: RungName | null }): { rung?: RungName } {
+  return o.rung && o.rung !== DEFAULT_RUNG ? { rung: o.rung } : {};
 }

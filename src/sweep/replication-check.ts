@@ -43,6 +43,7 @@ export function sweepOptionsOf(dir: string, command: string): SweepOptions {
     evalK: s.evalK,
     evalTemperatures: s.evalTemperatures,
     base: s.base,
+    ...(s.rung ? { rung: s.rung } : {}),
     out: dir,
     runs: join(dir, s.runs),
     command,

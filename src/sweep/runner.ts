@@ -71,6 +71,7 @@ export function trainRequest(run: PlannedRun, o: SweepSpec): TrainRunOptions {
   const variant = run.identity.variant;
   const req: TrainRunOptions = { kind: 'start', preset: variant ? variant.preset : run.preset, seed: run.seed, out: run.dir };
   if (o.config !== null || variant) req.configFile = join(run.dir, 'sweep-config.json');
+  if (run.identity.rung) req.rung = run.identity.rung;
   if (run.base) req.base = run.base.file;
   if (o.steps !== null) req.steps = o.steps;
   if (o.minutes !== null) req.minutes = o.minutes;

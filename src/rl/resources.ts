@@ -27,7 +27,7 @@ import { ConfigError, layoutParams } from '../model/config';
 import type { Backend, EngineLimits, PolicyEngine } from '../model/engine';
 import { estimatePolicy, formatBytes, type BufferEstimate, type EngineKind, type PolicyEstimate } from '../model/resources';
 import { distinctProblemCount, maxPromptTokens, sharedProblemCount, usableProblemCount, type FamilyName } from '../tasks';
-import { longestResponseLength, resolveStage, type RunConfig } from './config';
+import { DEFAULT_RUNG, getRung, longestResponseLength, resolveStage, rungOf, type RunConfig } from './config';
 
 /** A config that needs more than this machine or engine can give. */
 export class ResourceError extends ConfigError {
@@ -312,13 +312,13 @@ export function checkRunResources(cfg: RunConfig, limits: ResourceLimits = {}, o
     if (largest.bytes > limit) {
       const name = limit === bind ? 'maxStorageBufferBindingSize' : 'maxBufferSize';
       const field = engineField(cfg, (e) => e.largest.bytes > limit, 'webgpu', 1);
-      throw new ResourceError(field, `the largest GPU buffer would be ${formatBytes(largest.bytes)} (${describeBuffer(largest)}); this adapter's ${name} is ${formatBytes(limit)}`);
+      throw new ResourceError(field, `the largest GPU buffer would be ${formatBytes(largest.bytes)} (${describeBuffer(largest)}); this adapter's ${name} is ${formatBytes(limit)}${rungNote(cfg)}`);
     }
   } else if (eng?.engine === 'wasm') {
     if (est.engineBytes > eng.memoryBytes) {
       const field = engineField(cfg, (e) => e.total > eng.memoryBytes, 'wasm', threads);
       const ref = est.reference ? `, π_ref ${formatBytes(est.reference.total)}` : '';
-      throw new ResourceError(field, `the CPU engine would need ${formatBytes(est.engineBytes)} (${breakdown(est.policy)}${ref}); its WebAssembly memory holds at most ${formatBytes(eng.memoryBytes)}`);
+      throw new ResourceError(field, `the CPU engine would need ${formatBytes(est.engineBytes)} (${breakdown(est.policy)}${ref}); its WebAssembly memory holds at most ${formatBytes(eng.memoryBytes)}${rungNote(cfg)}`);
     }
   }
   const host = limits.host ?? null;
@@ -342,8 +342,18 @@ export function checkRunResources(cfg: RunConfig, limits: ResourceLimits = {}, o
   const total = parts.reduce((a, p) => a + p.bytes, 0);
   if (total > host.memoryBytes) {
     const top = largestItem(parts);
-    throw new ResourceError(top.field, `the run would take ${formatBytes(total)} of this machine's memory, ${formatBytes(top.bytes)} of it ${top.what}; it may use ${formatBytes(host.memoryBytes)} (${host.memorySource})`);
+    throw new ResourceError(top.field, `the run would take ${formatBytes(total)} of this machine's memory, ${formatBytes(top.bytes)} of it ${top.what}; it may use ${formatBytes(host.memoryBytes)} (${host.memorySource})${rungNote(cfg)}`);
   }
+}
+
+/**
+ * " — the small rung's model (~0.8M parameters, context 256)" for a config at a ladder rung above
+ * tiny, so a refused rung is named; nothing for tiny or a hand-made shape (the field already says it).
+ */
+function rungNote(cfg: RunConfig): string {
+  const rung = rungOf(cfg);
+  if (rung === null || rung === DEFAULT_RUNG) return '';
+  return ` — the ${rung} rung's model (${getRung(rung).summary.split(':')[0]}); pick a smaller rung`;
 }
 
 const largestItem = (items: HeapItem[]) => items.reduce((a, h) => (h.bytes > a.bytes ? h : a));
@@ -360,10 +370,10 @@ export function checkEvalResources(cfg: RunConfig, o: { problems: number; k: num
   const policy = estimatePolicy(cfg.model, { train: [], decode: [o.batch] }, kind, threads);
   if (eng?.engine === 'webgpu' && policy.largest.bytes > Math.min(eng.maxStorageBufferBindingSize, eng.maxBufferSize)) {
     const limit = Math.min(eng.maxStorageBufferBindingSize, eng.maxBufferSize);
-    throw new ResourceError('model', `the largest GPU buffer would be ${formatBytes(policy.largest.bytes)} (${describeBuffer(policy.largest)}); this adapter's ${limit === eng.maxStorageBufferBindingSize ? 'maxStorageBufferBindingSize' : 'maxBufferSize'} is ${formatBytes(limit)}`);
+    throw new ResourceError('model', `the largest GPU buffer would be ${formatBytes(policy.largest.bytes)} (${describeBuffer(policy.largest)}); this adapter's ${limit === eng.maxStorageBufferBindingSize ? 'maxStorageBufferBindingSize' : 'maxBufferSize'} is ${formatBytes(limit)}${rungNote(cfg)}`);
   }
   if (eng?.engine === 'wasm' && policy.total > eng.memoryBytes) {
-    throw new ResourceError('model', `the CPU engine would need ${formatBytes(policy.total)} (${breakdown(policy)}); its WebAssembly memory holds at most ${formatBytes(eng.memoryBytes)}`);
+    throw new ResourceError('model', `the CPU engine would need ${formatBytes(policy.total)} (${breakdown(policy)}); its WebAssembly memory holds at most ${formatBytes(eng.memoryBytes)}${rungNote(cfg)}`);
   }
   const host = limits.host ?? null;
   if (!host) return;

@@ -171,3 +171,30 @@ describe('resource check', () => {
     expect(estimatePolicy(PRESETS.magic.model, { train: [], decode: [] }, 'webgpu').largest.name).toBe('parameters');
   });
 });
+
+describe('resource check of the model ladder', () => {
+  it("passes the small rung's default config on WebGPU default limits on a modest laptop", () => {
+    // (Its 128-row batches need 3.8 GiB on the CPU engine and 4.6 GiB on a software adapter, and
+    // medium's attention buffer is 433 MiB: those are refused, naming the rung, until the rungs'
+    // rollout sizes are set for them.)
+    const cfg = getPreset('magic', 'small');
+    expect(() => checkRunResources(cfg, { engine: WEBGPU_DEFAULT, host: LAPTOP })).not.toThrow();
+    expect(() => checkEvalResources(cfg, { problems: 64, k: 8, batch: 128 }, { engine: WASM_SMALL, host: LAPTOP })).not.toThrow();
+    expect(() => checkRunResources(getPreset('magic', 'tiny'), { engine: WASM_SMALL, host: LAPTOP })).not.toThrow();
+  });
+
+  it('refuses the small rung on an artificially tiny engine with one line naming the rung', () => {
+    const cfg = getPreset('magic', 'small');
+    const tinyGpu: EngineLimits = { engine: 'webgpu', maxStorageBufferBindingSize: 4 * MiB, maxBufferSize: 4 * MiB, software: false };
+    const gpu = refusal(() => checkRunResources(cfg, { engine: tinyGpu, host: LAPTOP }));
+    expect(gpu.message).toMatch(/maxStorageBufferBindingSize is 4 MiB — the small rung's model \(~0\.8M parameters, context 256\); pick a smaller rung$/);
+    expect(gpu.message.split('\n')).toHaveLength(1);
+    const cpu = refusal(() => checkRunResources(cfg, { engine: { engine: 'wasm', memoryBytes: 16 * MiB, threads: 1 }, host: LAPTOP }));
+    expect(cpu.message).toMatch(/WebAssembly memory holds at most 16 MiB — the small rung's model/);
+    const ev = refusal(() => checkEvalResources(cfg, { problems: 8, k: 1, batch: 128 }, { engine: { engine: 'wasm', memoryBytes: 4 * MiB, threads: 1 } }));
+    expect(ev.message).toMatch(/the small rung's model/);
+    // Tiny's refusals read as before the ladder: no rung named.
+    const tiny = refusal(() => checkRunResources(getPreset('magic'), { engine: { engine: 'wasm', memoryBytes: 1 * MiB, threads: 1 } }));
+    expect(tiny.message).not.toMatch(/rung/);
+  });
+});

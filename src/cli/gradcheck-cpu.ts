@@ -14,7 +14,7 @@ import { referenceForward, referencePolicyLoss, referenceTrainStep } from '../mo
 import * as ref from '../model/reference/ops';
 import { sampleStep } from '../model/reference/sampling';
 import type { Rng } from '../util/rng';
-import { MODEL_CHECK, modelCheckSetup } from './gradcheck-model';
+import { MODEL_CHECK, modelCheckSetup, RUNG_TWINS, type ModelCheck } from './gradcheck-model';
 
 /** One check: returns its error (Infinity for NaN or a short output); `tol` overrides the kernel tolerance. */
 export interface CpuCheck {
@@ -322,9 +322,9 @@ function kernelChecks(rt: CpuRuntime): CpuCheck[] {
 }
 
 /** The whole CpuPolicy: logits, every parameter gradient, three AdamW steps (tolerance 1e-3: errors compound through layers in f32). */
-function modelChecks(backend: WasmBackend): CpuCheck[] {
-  const { cfg, B, T, tau, lossOpts, adamwOpts } = MODEL_CHECK;
-  const setup = modelCheckSetup;
+function modelChecks(backend: WasmBackend, check: ModelCheck = MODEL_CHECK): CpuCheck[] {
+  const { cfg, B, T, tau, lossOpts, adamwOpts } = check;
+  const setup = (rng: Rng) => modelCheckSetup(rng, check);
   const open = async (p32: Float32Array) => {
     const pol = (await backend.createPolicy(cfg, 'gradcheck')) as CpuPolicy;
     pol.setParams(p32);
@@ -377,7 +377,12 @@ function modelChecks(backend: WasmBackend): CpuCheck[] {
   ];
 }
 
+/** Each ladder rung's twin (src/cli/gradcheck-model.ts): the whole policy's gradients at the rung's head size and lengths. */
+export function rungTwinChecks(backend: WasmBackend): CpuCheck[] {
+  return RUNG_TWINS.map(({ rung, check }) => ({ ...modelChecks(backend, check)[0], name: `${rung} rung twin (hs ${check.cfg.dModel / check.cfg.nHeads}, ${check.B}×${check.T}): every gradient` }));
+}
+
 /** Every CPU-engine check, on the backend's runtime (its thread count is the one checked). */
 export function cpuChecks(backend: WasmBackend): CpuCheck[] {
-  return [...kernelChecks(backend.rt), ...modelChecks(backend)];
+  return [...kernelChecks(backend.rt), ...modelChecks(backend), ...rungTwinChecks(backend)];
 }

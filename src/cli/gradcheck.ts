@@ -18,7 +18,7 @@ import { referencePolicyLoss, referenceTrainStep } from '../model/reference/mode
 import { GpuPolicy } from '../model/policy';
 import { buildPolicyStep } from '../model/step';
 import { Rng } from '../util/rng';
-import { MODEL_CHECK, modelCheckSetup } from './gradcheck-model';
+import { MODEL_CHECK, modelCheckSetup, RUNG_TWINS, type ModelCheck } from './gradcheck-model';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { parseBackendChoice, THREADS_FLAG } from './backend';
 import { resolveBackend } from '../model/engine';
@@ -283,9 +283,9 @@ function kernelChecks(): Check[] {
 }
 
 /** The whole policy: every parameter gradient, then three AdamW steps. Tolerance 1e-3: errors compound through layers in f32. */
-function modelChecks(): Check[] {
-  const { cfg, B, T, tau, lossOpts, adamwOpts } = MODEL_CHECK;
-  const setup = modelCheckSetup;
+function modelChecks(check: ModelCheck = MODEL_CHECK): Check[] {
+  const { cfg, B, T, tau, lossOpts, adamwOpts } = check;
+  const setup = (rng: Rng) => modelCheckSetup(rng, check);
   const gpuStep = async (rt: GpuRuntime, s: ReturnType<typeof setup>) => {
     const policy = new GpuPolicy(rt, cfg, 'gradcheck');
     policy.setParams(s.p32);
@@ -340,6 +340,11 @@ function modelChecks(): Check[] {
   ];
 }
 
+/** Each ladder rung's twin (src/cli/gradcheck-model.ts): the whole policy's gradients at the rung's head size and lengths. */
+export function rungTwinChecks(): Check[] {
+  return RUNG_TWINS.map(({ rung, check }) => ({ ...modelChecks(check)[0], name: `${rung} rung twin (hs ${check.cfg.dModel / check.cfg.nHeads}, ${check.B}×${check.T}): every gradient` }));
+}
+
 export async function gradcheck(argv: string[], log: (s: string) => void = console.log): Promise<{ ok: boolean; results: CheckResult[] }> {
   const flags = parseFlags(argv, GRADCHECK_FLAGS, 'gradcheck');
   const seed = (flags.seed as number | undefined) ?? (Date.now() >>> 0);
@@ -388,7 +393,7 @@ export async function gradcheck(argv: string[], log: (s: string) => void = conso
     const gpu = rt!;
     try {
       log(`adapter: ${gpu.adapter.description}   seed: ${seed}`);
-      await runChecks([...kernelChecks(), ...modelChecks()].map((c) => ({ ...c, run: (rng: Rng) => c.run(gpu, rng) })));
+      await runChecks([...kernelChecks(), ...modelChecks(), ...rungTwinChecks()].map((c) => ({ ...c, run: (rng: Rng) => c.run(gpu, rng) })));
     } finally {
       gpu.destroy();
     }

@@ -11,6 +11,7 @@
  */
 import { getPreset, validateRunConfig, type RunConfig, type RunConfigInput } from '../../rl/config';
 import { withTeaching } from './teach';
+import type { Claim } from './try-claims';
 import { urlSearchFor } from './url';
 
 /** Steps per stage in the cards' full-size setups (2 stages, held-out evaluation every 20 steps). */
@@ -25,6 +26,8 @@ export interface ExperimentSetup {
   overrides?: (base: RunConfig) => RunConfigInput;
   /** Keep the preset's stage lengths (the -tiny presets are short already). */
   fullSchedule?: boolean;
+  /** The preset in public/reference/ that runs this arm's setup (default: `preset` when there are no overrides). */
+  ref?: string;
 }
 
 export interface Experiment {
@@ -39,6 +42,8 @@ export interface Experiment {
   /** Rough wall time of one setup on a laptop. */
   time: string;
   setups: ExperimentSetup[];
+  /** What `watch` says about the arms, checked against their reference runs (tests/ui/try-claims.test.ts). */
+  claims?: Claim[];
 }
 
 const entropyOff = (): RunConfigInput => ({ loss: { entropy: { mode: 'off' } } });
@@ -65,7 +70,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
     title: 'High-temperature rollouts: τ = 1.0 vs 0.6',
     question: 'Does sampling rollouts at a lower temperature make entropy collapse?',
     watch: [
-      'Entropy: τ = 0.6 starts far lower, below the target, so the controller is on from the start (α marks).',
+      'Entropy: τ = 0.6 starts lower (about 0.14 nats against 0.24 for τ = 1.0), still above the 0.1 target, and stays lower; its realized α is larger over the first 80 steps (α marks).',
       'Groups: at low entropy more groups are solved by all or by none, and are dropped.',
       'Reward & held-out accuracy: compare avg@8 at τ = 1.0 at the end, against its SE (paper: τ = 1.0 wins later).',
     ],
@@ -75,22 +80,41 @@ export const EXPERIMENTS: readonly Experiment[] = [
       { key: 'a', label: 'A: τ = 1.0 (MAGIC)', preset: 'magic' },
       { key: 'b', label: 'B: τ = 0.6', preset: 'temp-0.6' },
     ],
+    claims: [
+      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'start' },
+      { metric: 'entropy', arm: 'b', relation: 'above-target', window: 'start' },
+      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: { to: 80 } },
+      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end' },
+      { metric: 'entropy-coeff', arm: 'b', relation: 'above', than: 'a', window: { to: 80 } },
+      { metric: 'heldout', arm: 'a', relation: 'above', than: 'b', window: 'end' },
+    ],
   },
   {
     id: 'entropy-control',
     title: 'Adaptive entropy control vs none vs a large constant',
     question: 'What holds entropy near its target, and what happens without it — or with too much?',
     watch: [
-      'Entropy against the dashed target line: A hovers near it, B drifts down freely, C climbs (a blow-up warning mark).',
-      'Entropy coefficient: in A, α switches on only when e_k dips below the target; B has none; C applies α = 0.5 on every step.',
-      'Held-out accuracy: which keeps improving?',
+      'Entropy against the dashed target line: at this scale A and B follow nearly the same path and both stay above the target (mean over 5 reference seeds), so the controller rarely acts — in one 80-step run it may never switch on. The collapse regime, where it matters, is Findings 1 and 2.',
+      'Entropy coefficient: A\'s α is on only now and then (when a step\'s e_k dips below the target); B has none; C starts at α = 0.5 and its entropy climbs far above the target (a blow-up warning mark).',
+      'Held-out accuracy: A and B end alike; C falls towards 0.',
     ],
     charts: ['entropy', 'entropy-coeff', 'reward'],
     time: 'a few minutes each',
     setups: [
       { key: 'a', label: 'A: adaptive (MAGIC)', preset: 'magic' },
-      { key: 'b', label: 'B: no entropy term', preset: 'magic', overrides: entropyOff },
+      { key: 'b', label: 'B: no entropy term', preset: 'magic', overrides: entropyOff, ref: 'entropy-off' },
       { key: 'c', label: 'C: constant α = 0.5', preset: 'const-entropy-large' },
+    ],
+    claims: [
+      { metric: 'entropy', arm: 'a', relation: 'similar', than: 'b', window: { to: 80 }, within: 0.01 },
+      { metric: 'entropy', arm: 'a', relation: 'never-below-target', window: 'all' },
+      { metric: 'entropy', arm: 'b', relation: 'never-below-target', window: 'all' },
+      { metric: 'entropy-coeff', arm: 'a', relation: 'nonzero', window: { to: 80 } },
+      { metric: 'entropy-coeff', arm: 'b', relation: 'zero', window: 'all' },
+      { metric: 'entropy-coeff', arm: 'c', relation: 'above', than: 'a', window: 'start', by: 0.4 },
+      { metric: 'entropy', arm: 'c', relation: 'above', than: 'a', window: { to: 80 }, by: 0.5 },
+      { metric: 'heldout', arm: 'a', relation: 'similar', than: 'b', window: 'end', within: 0.02 },
+      { metric: 'heldout', arm: 'c', relation: 'below', than: 'a', window: 'end', by: 0.3 },
     ],
   },
   {
@@ -108,6 +132,10 @@ export const EXPERIMENTS: readonly Experiment[] = [
       { key: 'a', label: 'A: on-policy (N_SGD = 1)', preset: 'magic' },
       { key: 'b', label: 'B: off-policy (N_SGD = 4)', preset: 'off-policy-nsgd4' },
     ],
+    claims: [
+      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: { to: 80 } },
+      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end' },
+    ],
   },
   {
     id: 'filtering',
@@ -116,13 +144,17 @@ export const EXPERIMENTS: readonly Experiment[] = [
     watch: [
       'Groups: with rejection (A) only mixed groups are kept; without it (B) every group trains, zero-advantage ones included.',
       'Groups at S2: the online filter drops prompts solved in every rollout of stage 1 (a "−n prompts" mark).',
-      'Entropy: zero-advantage groups add no policy gradient, but still carry the entropy term.',
+      'Entropy: zero-advantage groups add no policy gradient, but still carry the entropy term; in the reference runs B starts higher and ends lower than A.',
     ],
     charts: ['groups', 'entropy', 'grad-norm'],
     time: 'a few minutes each',
     setups: [
       { key: 'a', label: 'A: rejection on (MAGIC)', preset: 'magic' },
       { key: 'b', label: 'B: rejection off', preset: 'no-rejection' },
+    ],
+    claims: [
+      { metric: 'entropy', arm: 'b', relation: 'above', than: 'a', window: 'start' },
+      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end' },
     ],
   },
 ];
@@ -134,6 +166,9 @@ export function findExperiment(tryId: string | null): { experiment: Experiment; 
   const setup = experiment?.setups.find((s) => s.key === key);
   return experiment && setup ? { experiment, setup } : null;
 }
+
+/** The reference preset that runs this arm (null: none can, e.g. overrides without a `ref`). */
+export const setupRefPreset = (setup: ExperimentSetup): string | null => setup.ref ?? (setup.overrides || setup.preset.endsWith('-tiny') ? null : setup.preset);
 
 /** The setup's config: its preset, the overrides, and (full-size presets) the shortened schedule. */
 export function experimentConfig(setup: ExperimentSetup): RunConfig {

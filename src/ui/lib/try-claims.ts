@@ -1,0 +1,117 @@
+/**
+ * What a Try-this card claims about its arms, in a form a test can check against the shipped
+ * reference runs (public/reference/, means over seeds): a card may say only what those runs show.
+ * Pure; tests/ui/try-claims.test.ts checks every card, the page uses armReference() to overlay
+ * the arms' reference curves.
+ */
+import type { ReferenceCurve, ReferenceFile, ReferencePreset } from './reference';
+
+/** The metrics a claim may name, and the reference curve each is read from. */
+export const CLAIM_METRICS = {
+  entropy: 'actor/entropy',
+  'entropy-coeff': 'actor/entropy_coeff_realized',
+  heldout: 'val/avg@8/t1.0',
+  reward: 'critic/score/mean',
+} as const;
+export type ClaimMetric = keyof typeof CLAIM_METRICS;
+
+/**
+ * Which points of a curve: 'start' = its first point, 'end' = its last 20%, 'all' = every point;
+ * `{ to }` = points at steps ≤ to (the card's own run length, when the reference runs longer).
+ */
+export type ClaimWindow = 'start' | 'end' | 'all' | { to: number };
+
+export type Claim =
+  /** The arm's window mean is below / above the other arm's (`by`: at least this far apart). */
+  | { metric: ClaimMetric; arm: string; relation: 'below' | 'above'; than: string; window: ClaimWindow; by?: number }
+  /** The two arms' window means differ by at most `within` (absolute). */
+  | { metric: ClaimMetric; arm: string; relation: 'similar'; than: string; window: ClaimWindow; within: number }
+  /** The arm's window mean is below / above the entropy target of its reference. */
+  | { metric: 'entropy'; arm: string; relation: 'below-target' | 'above-target'; window: ClaimWindow }
+  /** Every point of the window stays at or above the target (the mean curve never dips under it). */
+  | { metric: 'entropy'; arm: string; relation: 'never-below-target'; window: ClaimWindow }
+  /** The window mean is 0 / above 0 (e.g. the realized entropy coefficient: the controller acted or not). */
+  | { metric: ClaimMetric; arm: string; relation: 'zero' | 'nonzero'; window: ClaimWindow };
+
+/** An arm's reference data: the preset's block in some reference file (they share a pool: same seeds, same runs). */
+export interface ArmReference {
+  file: string;
+  preset: string;
+  data: ReferencePreset;
+}
+
+/** The first file among `files` holding `preset` (null when none does). */
+export function armReference(files: readonly ReferenceFile[], preset: string): ArmReference | null {
+  for (const f of files) if (f.presets[preset]) return { file: f.name, preset, data: f.presets[preset] };
+  return null;
+}
+
+/** The window's points of a curve (steps and means). */
+export function windowPoints(curve: ReferenceCurve, w: ClaimWindow): { steps: number[]; values: number[] } {
+  const n = curve.steps.length;
+  let idx: number[];
+  if (w === 'start') idx = n ? [0] : [];
+  else if (w === 'all') idx = [...Array(n).keys()];
+  else if (w === 'end') idx = [...Array(n).keys()].slice(Math.floor(n * 0.8));
+  else idx = [...Array(n).keys()].filter((i) => curve.steps[i] <= w.to);
+  const values = idx.map((i) => curve.mean[i]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  return { steps: idx.map((i) => curve.steps[i]), values };
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const windowText = (w: ClaimWindow) => (typeof w === 'string' ? w : `steps ≤ ${w.to}`);
+
+/** A claim in words (test messages). */
+export function claimText(c: Claim): string {
+  const other = 'than' in c ? ` ${c.than}` : '';
+  return `${c.arm}'s ${c.metric} ${c.relation}${other} (${windowText(c.window)})`;
+}
+
+/**
+ * Checks one claim against the arms' reference data: null when the runs show it, else why not
+ * (with the numbers). `arms`: arm key → its reference (a missing arm is an error, not a pass).
+ */
+export function checkClaim(c: Claim, arms: Record<string, ArmReference | null | undefined>): string | null {
+  const series = (arm: string) => {
+    const ref = arms[arm];
+    if (!ref) return { error: `arm ${arm} has no reference run` } as const;
+    const curve = ref.data.curves[CLAIM_METRICS[c.metric]];
+    if (!curve) return { error: `${ref.file}: ${ref.preset} has no ${CLAIM_METRICS[c.metric]} curve` } as const;
+    const pts = windowPoints(curve, c.window);
+    if (!pts.values.length) return { error: `${ref.file}: ${ref.preset} has no ${c.metric} points in ${windowText(c.window)}` } as const;
+    return { ref, values: pts.values, mean: mean(pts.values) } as const;
+  };
+  const a = series(c.arm);
+  if ('error' in a) return a.error!;
+  const f = (x: number) => x.toFixed(4);
+  switch (c.relation) {
+    case 'below':
+    case 'above':
+    case 'similar': {
+      const b = series(c.than);
+      if ('error' in b) return b.error!;
+      const d = a.mean - b.mean;
+      if (c.relation === 'similar') return Math.abs(d) <= c.within ? null : `${c.arm} ${f(a.mean)} vs ${c.than} ${f(b.mean)}: differ by ${f(Math.abs(d))} > ${c.within}`;
+      const by = c.by ?? 0;
+      const ok = c.relation === 'below' ? d < -by : d > by;
+      return ok ? null : `${c.arm} ${f(a.mean)} is not ${c.relation} ${c.than} ${f(b.mean)}${by ? ` by ${by}` : ''}`;
+    }
+    case 'below-target':
+    case 'above-target':
+    case 'never-below-target': {
+      const t = a.ref.data.entropyTarget;
+      if (t === null) return `${a.ref.file}: ${a.ref.preset} has no entropy target`;
+      if (c.relation === 'never-below-target') {
+        const low = Math.min(...a.values);
+        return low >= t ? null : `${c.arm}'s mean entropy dips to ${f(low)} < target ${t}`;
+      }
+      const ok = c.relation === 'below-target' ? a.mean < t : a.mean > t;
+      return ok ? null : `${c.arm}'s mean entropy ${f(a.mean)} is not ${c.relation === 'below-target' ? 'below' : 'above'} the target ${t}`;
+    }
+    case 'zero':
+    case 'nonzero': {
+      const ok = c.relation === 'zero' ? a.mean === 0 : a.mean > 0;
+      return ok ? null : `${c.arm}'s ${c.metric} mean is ${f(a.mean)}, not ${c.relation}`;
+    }
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Every Try-this card may claim only what its arms' reference runs (public/reference/, means over
+ * seeds) show: each structured claim is checked here; the two claims the cards once made wrongly
+ * (#28) must fail.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXPERIMENTS, setupRefPreset } from '../../src/ui/lib/experiments';
+import { validateReferenceFile, type ReferenceFile } from '../../src/ui/lib/reference';
+import { armReference, checkClaim, claimText, type ArmReference, type Claim } from '../../src/ui/lib/try-claims';
+
+const DIR = join(__dirname, '../../public/reference');
+const files: ReferenceFile[] = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json') && f !== 'index.json')
+  .sort()
+  .map((f) => validateReferenceFile(JSON.parse(readFileSync(join(DIR, f), 'utf8')), f));
+
+const armsOf = (id: string): Record<string, ArmReference | null> => {
+  const e = EXPERIMENTS.find((x) => x.id === id)!;
+  return Object.fromEntries(e.setups.map((s) => [s.key, setupRefPreset(s) ? armReference(files, setupRefPreset(s)!) : null]));
+};
+
+describe('Try-this card claims against the reference runs', () => {
+  for (const e of EXPERIMENTS) {
+    it(`${e.id}: every claim holds in its reference runs`, () => {
+      const arms = armsOf(e.id);
+      const failures = (e.claims ?? []).map((c) => [claimText(c), checkClaim(c, arms)] as const).filter(([, why]) => why !== null);
+      expect(failures).toEqual([]);
+    });
+  }
+
+  it('every full-size card with reference arms states at least one checked claim', () => {
+    for (const e of EXPERIMENTS) {
+      const arms = armsOf(e.id);
+      if (Object.values(arms).every(Boolean)) expect(e.claims?.length ?? 0, e.id).toBeGreaterThan(0);
+    }
+  });
+
+  it('every reference arm of a card is in public/reference/', () => {
+    for (const e of EXPERIMENTS) for (const s of e.setups) if (setupRefPreset(s)) expect(armReference(files, setupRefPreset(s)!), `${e.id}.${s.key}`).not.toBeNull();
+  });
+
+  it('fails the claims the cards once made wrongly', () => {
+    // "τ = 0.6 starts below the target": it starts at ~0.14, above 0.1.
+    const tau: Claim = { metric: 'entropy', arm: 'b', relation: 'below-target', window: 'start' };
+    expect(checkClaim(tau, armsOf('temperature'))).toMatch(/is not below the target 0.1/);
+    // "A hovers near the target while B drifts down freely": B's entropy is not below A's.
+    const drift: Claim = { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end', by: 0.02 };
+    expect(checkClaim(drift, armsOf('entropy-control'))).toMatch(/is not below a/);
+    // An arm without reference data fails rather than passes.
+    expect(checkClaim(tau, { a: null })).toMatch(/arm b has no reference run/);
+  });
+});

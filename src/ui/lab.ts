@@ -25,6 +25,7 @@ import { staggerQueue } from './lib/stagger';
 import { teachingFromUrl } from './lib/teach';
 import type { BackendChoice } from '../worker/protocol';
 import type { RunData } from '../io/runfile';
+import { baseCheckpointName } from './lib/try-play';
 import { isLive, useLab } from './store';
 
 const get = () => useLab.getState();
@@ -258,7 +259,7 @@ function send(m: ToWorker, transfer?: Transferable[]) {
 const newRunId = () => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e4).toString(36)}`;
 
 function baseCheckpointUrl(preset: string): string {
-  return `${import.meta.env.BASE_URL}checkpoints/${preset.endsWith('-tiny') ? 'base-tiny' : 'base'}.mlck`;
+  return `${import.meta.env.BASE_URL}checkpoints/${baseCheckpointName(preset)}.mlck`;
 }
 
 function nextRunName(preset: string): string {
@@ -440,4 +441,4 @@ export const { loadReferenceIndex, loadReference, overlayReference } = reference
 
 const queue = queueRunner(useLab, { send, stopWorkerRun, persistRun, startNewRun, loadReference });
 const { queuedLimit, sendSteps, onQueueEvent } = queue;
-export const { runFinding, cancelQueue } = queue;
+export const { runFinding, startQueue, cancelQueue } = queue;

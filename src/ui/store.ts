@@ -19,6 +19,14 @@ import type { BackendChoice, EngineSummary, RunState } from '../worker/protocol'
 import { setPath } from './lib/fields';
 import { addSamples, emptyHistory, type InspectorHistory } from './lib/inspector';
 import type { RunQueue } from './lib/queue';
+import type { Lesson } from './lib/lesson';
+
+/** A played Try-this card: its arms' runs (mode 'runs') or their reference curves ('reference'); `keys`: a lesson's subset of arms. */
+export interface TryPlay {
+  cardId: string;
+  mode: 'runs' | 'reference';
+  keys?: readonly string[];
+}
 import type { ReferenceFile, ReferenceIndex } from './lib/reference';
 import type { RunData } from '../io/runfile';
 
@@ -149,7 +157,11 @@ export interface TeachSlice {
   tryId: string | null;
   /** The config field (dotted path, or 'stages') an equation link asked to show; seq re-triggers a repeated click. */
   focusTarget: { target: string; seq: number } | null;
-  setTeaching(t: Partial<Pick<TeachSlice, 'teacher' | 'hidden' | 'tryId'>>): void;
+  /** The Try-this card played with "Run both" or "reference runs" (its arms overlaid), or null. */
+  tryPlay: TryPlay | null;
+  /** The lesson opened with lesson= (lib/lesson.ts) and the card it stands at, or null. */
+  lesson: { lesson: Lesson; at: number } | null;
+  setTeaching(t: Partial<Pick<TeachSlice, 'teacher' | 'hidden' | 'tryId' | 'tryPlay' | 'lesson'>>): void;
   focusField(target: string): void;
 }
 
@@ -188,6 +200,8 @@ export const createLabStore = (preset = 'magic') =>
     hidden: [],
     tryId: null,
     focusTarget: null,
+    tryPlay: null,
+    lesson: null,
     setTeaching: (t) => set(t),
     focusField: (target) => set((s) => ({ focusTarget: { target, seq: (s.focusTarget?.seq ?? 0) + 1 } })),
 

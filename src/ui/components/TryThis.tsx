@@ -1,7 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { EXPERIMENTS, experimentConfig, experimentSearch, findExperiment } from '../lib/experiments';
+import { cardArms, cardReferenceEntries } from '../lib/try-play';
 import { useLab } from '../store';
-import { clearExperiment, loadExperiment } from '../teaching';
+import { clearExperiment, lessonCardAt, loadExperiment, nextLessonCard, openLessonFromUrl, playCard, showCardReference } from '../teaching';
+import { TryPlayLine } from './TryPlayLine';
 
 /** Whether the editor still holds the loaded setup (a field edited since → the card says so). */
 function useLoadedMatches(tryId: string | null): boolean {
@@ -24,21 +26,57 @@ export function TryThis() {
   useEffect(() => {
     if (tryId) setOpen(true);
   }, [tryId]);
+  const lesson = useLab((s) => s.lesson);
+  const teacher = useLab((s) => s.teacher);
+  const refIndex = useLab((s) => s.referenceIndex);
+  const ready = useLab((s) => s.device.status === 'ready');
+  useEffect(() => {
+    void openLessonFromUrl();
+  }, []);
+  useEffect(() => {
+    if (lesson) setOpen(true);
+  }, [lesson]);
+  const at = lessonCardAt(lesson);
+  const cards = at ? [at.experiment] : EXPERIMENTS;
   return (
     <details className="panel try-this" data-testid="try-this" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
         Try this{loaded && <span className="hint"> · loaded: {loaded.setup.label}</span>}
       </summary>
-      <p className="hint">Load a setup, press ▶ Play, then load the next one and Play again; tick the earlier run in Runs to overlay it. Each setup is a link: right-click to copy and share it.</p>
+      {lesson && at && (
+        <div className="lesson-bar" data-testid="lesson">
+          <strong>{lesson.lesson.title}</strong>
+          <span className="hint" data-testid="lesson-step">
+            {' '}
+            · card {lesson.at + 1} of {lesson.lesson.cards.length}
+          </span>
+          {at.card.questions.length > 0 && (
+            <ul className="lesson-questions" data-testid="lesson-questions">
+              {at.card.questions.map((q) => (
+                <li key={q}>{q}</li>
+              ))}
+            </ul>
+          )}
+          {teacher && (
+            <button className="mini" onClick={nextLessonCard} disabled={lesson.at + 1 >= lesson.lesson.cards.length} data-testid="lesson-next" title="Step to the lesson's next card">
+              next ▸
+            </button>
+          )}
+        </div>
+      )}
+      <p className="hint">Press Run both to train a card's arms one after another and overlay them (a finished identical run is reused), or show its reference runs instead, at once. Or load one setup and press ▶ Play. Each setup is a link: right-click to copy and share it.</p>
       <div className="try-cards">
-        {EXPERIMENTS.map((e) => {
+        {cards.map((e) => {
           const active = loaded?.experiment.id === e.id;
+          const keys = at?.experiment.id === e.id ? at.card.arms : undefined;
+          const arms = cardArms(e, keys);
+          const hasRef = refIndex.status === 'ready' && !!cardReferenceEntries(e, refIndex.index.entries, keys);
           return (
             <article key={e.id} className={`try-card${active ? ' active' : ''}`} data-testid={`try-${e.id}`}>
               <h3>{e.title}</h3>
               <p className="question">{e.question}</p>
               <div className="try-setups">
-                {e.setups.map((s) => {
+                {arms.map((s) => {
                   const on = active && loaded?.setup.key === s.key;
                   return (
                     <a
@@ -57,6 +95,17 @@ export function TryThis() {
                   );
                 })}
               </div>
+              <div className="buttons wrap try-play-buttons">
+                <button className="mini" onClick={() => playCard(e, keys)} disabled={!ready} data-testid={`try-${e.id}-run`} title="Train the arms one after another (an identical finished run is reused) and overlay them">
+                  ▶ Run {arms.length === 2 ? 'both' : `all ${arms.length}`}
+                </button>
+                {hasRef && (
+                  <button className="mini" onClick={() => void showCardReference(e, keys)} data-testid={`try-${e.id}-reference`} title="Overlay the arms' shipped reference runs (mean over seeds, 95% bands) at once">
+                    show reference runs instead
+                  </button>
+                )}
+              </div>
+              <TryPlayLine experiment={e} />
               <ul className="watch">
                 {e.watch.map((w) => (
                   <li key={w}>{w}</li>

@@ -1,7 +1,7 @@
 /** The run queue of "Run this finding here": a reference's presets × seeds in the Worker, one after another. */
 import { presetNames, type RunConfig } from '../../rl/config';
 import type { ToWorker } from '../../worker/protocol';
-import { currentIndex, nextToStart, planQueue, queuedRunConfig, queueReducer, stepLimit, type QueueEvent } from '../lib/queue';
+import { currentIndex, nextToStart, planQueue, queuedRunConfig, queueReducer, stepLimit, type QueueEvent, type RunQueue } from '../lib/queue';
 import type { ReferenceFile } from '../lib/reference';
 import { isLive } from '../store';
 import type { Lab } from './lab-store';
@@ -95,6 +95,15 @@ export function queueRunner(store: Lab, host: QueueHost) {
     startNextQueued();
   }
 
+  /** Replaces any running queue with `q` (planned elsewhere: a Try-this card's arms) and starts its first pending run. */
+  function startQueue(q: RunQueue): void {
+    cancelQueue('another queue was started');
+    const now = get();
+    if (q.status === 'running' && now.liveRunId && isLive(now.runState)) host.stopWorkerRun(); // the live run stays in the list
+    now.setQueue(q);
+    startNextQueued();
+  }
+
   /** Cancels the queue (if one runs) and stops its live run, which stays in the run list. */
   function cancelQueue(why = 'cancelled'): void {
     const s = get();
@@ -109,5 +118,5 @@ export function queueRunner(store: Lab, host: QueueHost) {
     }
   }
 
-  return { queuedLimit, sendSteps, onQueueEvent, runFinding, cancelQueue };
+  return { queuedLimit, sendSteps, onQueueEvent, runFinding, startQueue, cancelQueue };
 }

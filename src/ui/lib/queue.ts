@@ -19,6 +19,10 @@ export interface QueuedRun {
   name: string;
   runId: string | null;
   status: QueuedRunStatus;
+  /** The run's whole config when it is not the preset's (a Try-this arm); the seed is its own. */
+  config?: RunConfig;
+  /** Done from the start: an identical finished run was reused (a shared baseline). */
+  reused?: boolean;
 }
 
 export interface RunQueue {
@@ -49,9 +53,9 @@ export function planQueue(ref: ReferenceFile, knownPresets: readonly string[]): 
   return { reference: ref.name, steps: ref.schedule.steps, items, status: items.length ? 'running' : 'done', message: null };
 }
 
-/** The config of a queued run: the preset with the reference's seed. */
-export function queuedRunConfig(item: Pick<QueuedRun, 'preset' | 'seed'>): RunConfig {
-  return validateRunConfig({ ...getPreset(item.preset), seed: item.seed });
+/** The config of a queued run: the preset (or the item's own config) with the item's seed. */
+export function queuedRunConfig(item: Pick<QueuedRun, 'preset' | 'seed' | 'config'>): RunConfig {
+  return validateRunConfig({ ...(item.config ?? getPreset(item.preset)), seed: item.seed });
 }
 
 /**

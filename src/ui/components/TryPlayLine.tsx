@@ -1,0 +1,47 @@
+import { useMemo } from 'react';
+import type { Experiment } from '../lib/experiments';
+import { cardArms, cardQueueName, compareArms, runEntropySeries, type ArmSeries } from '../lib/try-play';
+import { useLab } from '../store';
+
+/** Under a played card: how far its runs are, and the overlaid arms compared from their data. */
+export function TryPlayLine({ experiment }: { experiment: Experiment }) {
+  const play = useLab((s) => s.tryPlay);
+  const queue = useLab((s) => s.queue);
+  const runs = useLab((s) => s.runs);
+  const refFile = useLab((s) => (s.overlayReference === cardQueueName(experiment) ? s.referenceFiles[s.overlayReference] : undefined));
+  const on = play?.cardId === experiment.id ? play : null;
+  const mine = on?.mode === 'runs' && queue?.reference === cardQueueName(experiment) ? queue : null;
+  const { series, target } = useMemo(() => {
+    const arms = cardArms(experiment, on?.keys);
+    if (on?.mode === 'reference' && refFile?.status === 'ready') {
+      const presets = refFile.file.presets;
+      const out: ArmSeries[] = arms.map((a) => {
+        const c = presets[a.label]?.curves['actor/entropy'];
+        return { label: a.label, steps: c?.steps ?? [], values: (c?.mean ?? []).map((v) => (v === null ? NaN : v)) };
+      });
+      return { series: out, target: presets[arms[0].label]?.entropyTarget ?? null };
+    }
+    if (mine) {
+      const out = mine.items.map((x, i) => (x.runId && runs[x.runId] ? runEntropySeries(arms[i]?.label ?? x.name, runs[x.runId]) : null)).filter((x): x is ArmSeries => !!x);
+      const cfgs = mine.items.map((x) => (x.runId ? runs[x.runId]?.config : undefined)).filter((c) => c && c.loss.entropy.mode !== 'off');
+      return { series: out, target: cfgs[0]?.loss.entropy.target ?? null };
+    }
+    return { series: [] as ArmSeries[], target: null };
+  }, [experiment, on, refFile, mine, runs]);
+  if (!on) return null;
+  const done = mine ? mine.items.filter((x) => x.status === 'done').length : 0;
+  const reused = mine ? mine.items.filter((x) => x.reused).length : 0;
+  const text = compareArms(series, target);
+  return (
+    <div className="try-play hint" data-testid="try-play" data-mode={on.mode}>
+      {on.mode === 'runs' && mine && (
+        <div data-testid="try-progress">
+          {mine.status === 'running' ? `Running arm ${Math.min(done + 1, mine.items.length)} of ${mine.items.length}…` : mine.status === 'done' ? `All ${mine.items.length} arms overlaid` : mine.message ?? mine.status}
+          {reused > 0 && ` (${reused} reused from an identical finished run)`}
+        </div>
+      )}
+      {on.mode === 'reference' && <div>Reference runs overlaid: mean over seeds with 95% bands (the full 400-step schedule).</div>}
+      {text && <div data-testid="try-compare">{text}</div>}
+    </div>
+  );
+}

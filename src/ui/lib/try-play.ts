@@ -1,0 +1,128 @@
+/**
+ * "Run both": a Try-this card's arms as one run queue (lib/queue.ts), reusing a finished run of
+ * the same setup (a shared baseline), and the line that compares the overlaid arms from their
+ * data. Pure; teaching.ts drives the page.
+ */
+import type { RunData } from '../../io/runfile';
+import type { RunConfig } from '../../rl/config';
+import { experimentConfig, setupRefPreset, type Experiment, type ExperimentSetup } from './experiments';
+import type { RunQueue } from './queue';
+import type { ReferenceFile, ReferenceIndexEntry } from './reference';
+
+/** The base checkpoint a preset's run starts from (public/checkpoints/<name>.mlck). */
+export const baseCheckpointName = (preset: string) => (preset.endsWith('-tiny') ? 'base-tiny' : 'base');
+
+/** JSON with object keys sorted at every depth: equal configs give equal text. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** Same key = the same run: the canonical config, its seed, and the base checkpoint it starts from. */
+export const runKey = (config: RunConfig, preset: string) => `${canonicalJson(config)}|seed ${config.seed}|${baseCheckpointName(preset)}`;
+
+/** A finished run (every stage done, from the shipped base) with this key, newest first; null when none. */
+export function findReusableRun(runs: Record<string, RunData>, order: readonly string[], key: string): string | null {
+  for (let i = order.length - 1; i >= 0; i--) {
+    const r = runs[order[i]];
+    if (r?.done && !r.note && r.steps.length > 0 && runKey(r.config, r.preset) === key) return r.id;
+  }
+  return null;
+}
+
+export const cardQueueName = (e: Pick<Experiment, 'id'>) => `try:${e.id}`;
+export const armRunName = (e: Pick<Experiment, 'title'>, s: Pick<ExperimentSetup, 'label'>) => `${s.label} · ${e.title}`;
+
+/** The arms of `e` to play (`keys`: a lesson's subset; default all). */
+export const cardArms = (e: Experiment, keys?: readonly string[]) => (keys?.length ? e.setups.filter((s) => keys.includes(s.key)) : e.setups);
+
+/** The card's arms as a queue: an arm with a finished identical run is 'done' at once (that run), the others pending. */
+export function planCardQueue(e: Experiment, runs: Record<string, RunData>, order: readonly string[], keys?: readonly string[]): RunQueue {
+  const items = cardArms(e, keys).map((s) => {
+    const config = experimentConfig(s);
+    const reuse = findReusableRun(runs, order, runKey(config, s.preset));
+    return { preset: s.preset, seed: config.seed, name: armRunName(e, s), config, runId: reuse, status: reuse ? ('done' as const) : ('pending' as const), ...(reuse ? { reused: true } : {}) };
+  });
+  return { reference: cardQueueName(e), steps: null, items, status: items.some((x) => x.status === 'pending') ? 'running' : 'done', message: null };
+}
+
+/** The index entries whose files hold each arm's reference preset; null when some arm has none (no reference overlay then). */
+export function cardReferenceEntries(e: Experiment, entries: readonly ReferenceIndexEntry[], keys?: readonly string[]): ReferenceIndexEntry[] | null {
+  const out: ReferenceIndexEntry[] = [];
+  for (const s of cardArms(e, keys)) {
+    const p = setupRefPreset(s);
+    const entry = p ? entries.find((x) => x.presets.includes(p)) : undefined;
+    if (!entry) return null;
+    if (!out.includes(entry)) out.push(entry);
+  }
+  return out;
+}
+
+/** One reference file holding just the card's arms (keyed by arm label), built from the files that hold them. */
+export function cardReferenceFile(e: Experiment, files: readonly ReferenceFile[], keys?: readonly string[]): ReferenceFile | null {
+  const presets: ReferenceFile['presets'] = {};
+  for (const s of cardArms(e, keys)) {
+    const p = setupRefPreset(s);
+    const f = p ? files.find((x) => x.presets[p]) : undefined;
+    if (!p || !f) return null;
+    presets[s.label] = f.presets[p];
+  }
+  const first = files[0];
+  return { ...first, name: cardQueueName(e), kind: 'finding', title: `${e.title} (reference runs)`, presets, claim: '', checks: [] } as ReferenceFile;
+}
+
+/** One overlaid arm's entropy curve. */
+export interface ArmSeries {
+  label: string;
+  steps: number[];
+  values: number[];
+}
+
+/** The arm's short name: "A" of "A: τ = 1.0 (MAGIC)". */
+const short = (label: string) => label.split(':')[0].trim();
+const num = (x: number) => x.toFixed(3);
+
+/**
+ * The overlaid arms compared in one line, from their data: which arm's entropy fell below the
+ * target and at what step, and each arm's mean over its last 20% of steps.
+ */
+export function compareArms(arms: readonly ArmSeries[], target: number | null): string {
+  const usable = arms.filter((a) => a.values.some(Number.isFinite));
+  if (usable.length < 2) return '';
+  const parts: string[] = [];
+  if (target !== null) {
+    const fell = usable.map((a) => ({ a, i: a.values.findIndex((v) => Number.isFinite(v) && v < target) }));
+    const did = fell.filter((x) => x.i >= 0);
+    const never = fell.filter((x) => x.i < 0).map((x) => `${short(x.a.label)}'s`);
+    if (!did.length) parts.push(`${usable.length === 2 ? 'Neither' : 'No'} run's entropy fell below the target ${target}.`);
+    else
+      parts.push(
+        `${did.map((x) => `${short(x.a.label)}'s entropy fell below the target ${target} at step ${x.a.steps[x.i]}`).join('; ')}${never.length ? `; ${never.join(' and ')} never did` : ''}.`,
+      );
+  }
+  const ends = usable.map((a) => {
+    const v = a.values.slice(Math.floor(a.values.length * 0.8)).filter(Number.isFinite);
+    return `${short(a.label)} ${num(v.reduce((x, y) => x + y, 0) / v.length)}`;
+  });
+  parts.push(`Mean entropy over the last 20% of steps: ${ends.join(', ')} nats.`);
+  return parts.join(' ');
+}
+
+/** A run's entropy series (the controller's e_k where recorded, as the charts read it). */
+export function runEntropySeries(label: string, run: Pick<RunData, 'steps'>): ArmSeries {
+  const steps: number[] = [];
+  const values: number[] = [];
+  for (const r of run.steps) {
+    const v = (r as unknown as Record<string, number>)['actor/entropy'];
+    if (typeof v === 'number') {
+      steps.push(r.step);
+      values.push(v);
+    }
+  }
+  return { label, steps, values };
+}

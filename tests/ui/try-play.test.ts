@@ -1,0 +1,85 @@
+/** "Run both" (lib/try-play.ts): the arms' queue with a shared baseline reused, and the computed comparison line. */
+import { describe, expect, it } from 'vitest';
+import type { RunData } from '../../src/io/runfile';
+import { EXPERIMENTS, experimentConfig } from '../../src/ui/lib/experiments';
+import { canonicalJson, cardReferenceEntries, compareArms, planCardQueue, runKey } from '../../src/ui/lib/try-play';
+import type { ReferenceIndexEntry } from '../../src/ui/lib/reference';
+
+const card = (id: string) => EXPERIMENTS.find((e) => e.id === id)!;
+const run = (id: string, preset: string, config = experimentConfig(card('temperature').setups[0]), extra: Partial<RunData> = {}): RunData => ({
+  id,
+  name: id,
+  preset,
+  createdAt: 0,
+  config,
+  steps: [{ step: 1 } as RunData['steps'][number]],
+  evals: [],
+  done: true,
+  ...extra,
+});
+
+describe('planCardQueue', () => {
+  it('queues every arm with its own config when nothing can be reused', () => {
+    const q = planCardQueue(card('temperature'), {}, []);
+    expect(q.reference).toBe('try:temperature');
+    expect(q.status).toBe('running');
+    expect(q.items.map((x) => [x.preset, x.status, x.config?.stages[0].steps])).toEqual([
+      ['magic', 'pending', 40],
+      ['temp-0.6', 'pending', 40],
+    ]);
+  });
+
+  it('reuses a finished run of an identical setup (same config, seed, base) and only that', () => {
+    const e = card('temperature');
+    const a = experimentConfig(e.setups[0]);
+    const runs = {
+      same: run('same', 'magic', a),
+      unfinished: run('unfinished', 'magic', a, { done: false }),
+      otherSeed: run('otherSeed', 'magic', { ...a, seed: a.seed + 1 }),
+      randomInit: run('randomInit', 'magic', a, { note: 'started from random init: base checkpoint missing' }),
+    };
+    const q = planCardQueue(e, runs, ['same', 'unfinished', 'otherSeed', 'randomInit']);
+    expect(q.items[0]).toMatchObject({ status: 'done', runId: 'same', reused: true });
+    expect(q.items[1]).toMatchObject({ status: 'pending', runId: null });
+    // The baseline of one card is the baseline of another (magic, 2 × 40 steps).
+    const q2 = planCardQueue(card('off-policy'), runs, ['same']);
+    expect(q2.items[0].runId).toBe('same');
+    // Every arm finished already: the queue is done at once.
+    const both = planCardQueue(e, { ...runs, b: run('b', 'temp-0.6', experimentConfig(e.setups[1])) }, ['same', 'b']);
+    expect(both.status).toBe('done');
+  });
+
+  it('a lesson plays a subset of the arms', () => {
+    expect(planCardQueue(card('entropy-control'), {}, [], ['a', 'c']).items.map((x) => x.preset)).toEqual(['magic', 'const-entropy-large']);
+  });
+
+  it('keys runs by the canonical config: key order does not matter, the base does', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { f: 2, e: 3 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"e":3,"f":2}]},"b":1}');
+    const cfg = experimentConfig(card('first-look').setups[0]);
+    expect(runKey(cfg, 'magic-tiny')).not.toBe(runKey(cfg, 'magic'));
+  });
+});
+
+describe('cardReferenceEntries', () => {
+  const entry = (name: string, presets: string[]) => ({ name, presets }) as unknown as ReferenceIndexEntry;
+  it('finds a file for every arm, or none', () => {
+    const entries = [entry('temperature', ['magic', 'temp-0.6']), entry('entropy-control', ['magic', 'entropy-off'])];
+    expect(cardReferenceEntries(card('temperature'), entries)!.map((e) => e.name)).toEqual(['temperature']);
+    expect(cardReferenceEntries(card('entropy-control'), entries)).toBeNull(); // C (const-entropy-large) is in no file here
+    expect(cardReferenceEntries(card('entropy-control'), entries, ['a', 'b'])!.map((e) => e.name)).toEqual(['temperature', 'entropy-control']);
+    expect(cardReferenceEntries(card('first-look'), entries)).toBeNull(); // tiny arms have no reference runs
+  });
+});
+
+describe('compareArms', () => {
+  const s = (label: string, values: number[]) => ({ label, steps: values.map((_, i) => i + 1), values });
+  it('names the step where an arm fell below the target, and the arm that never did', () => {
+    const text = compareArms([s('A: τ = 1.0', [0.3, 0.2, 0.15, 0.12, 0.11]), s('B: τ = 0.6', [0.2, 0.12, 0.09, 0.08, 0.07])], 0.1);
+    expect(text).toBe("B's entropy fell below the target 0.1 at step 3; A's never did. Mean entropy over the last 20% of steps: A 0.110, B 0.070 nats.");
+  });
+  it('says when neither did, and compares only what is there', () => {
+    expect(compareArms([s('A: x', [0.3, 0.2]), s('B: y', [0.25, 0.3])], 0.1)).toMatch(/^Neither run's entropy fell below the target 0.1\. Mean entropy over the last 20% of steps: A 0.200, B 0.300 nats\.$/);
+    expect(compareArms([s('A: x', [0.3])], 0.1)).toBe('');
+    expect(compareArms([s('A: x', [0.3, 0.05]), s('B: y', [0.02, 0.3])], null)).toBe('Mean entropy over the last 20% of steps: A 0.050, B 0.300 nats.');
+  });
+});

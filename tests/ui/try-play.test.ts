@@ -15,6 +15,7 @@ const run = (id: string, preset: string, config = experimentConfig(card('tempera
   steps: [{ step: 1 } as RunData['steps'][number]],
   evals: [],
   done: true,
+  note: 'started from the base checkpoint checkpoints/base.mlck',
   ...extra,
 });
 
@@ -37,8 +38,10 @@ describe('planCardQueue', () => {
       unfinished: run('unfinished', 'magic', a, { done: false }),
       otherSeed: run('otherSeed', 'magic', { ...a, seed: a.seed + 1 }),
       randomInit: run('randomInit', 'magic', a, { note: 'started from random init: base checkpoint missing' }),
+      uploaded: run('uploaded', 'magic', a, { note: 'resumed from a checkpoint at step 3' }),
     };
-    const q = planCardQueue(e, runs, ['same', 'unfinished', 'otherSeed', 'randomInit']);
+    const q = planCardQueue(e, runs, ['same', 'unfinished', 'otherSeed', 'randomInit', 'uploaded']);
+    expect(planCardQueue(e, runs, ['unfinished', 'otherSeed', 'randomInit', 'uploaded']).items[0].status).toBe('pending');
     expect(q.items[0]).toMatchObject({ status: 'done', runId: 'same', reused: true });
     expect(q.items[1]).toMatchObject({ status: 'pending', runId: null });
     // The baseline of one card is the baseline of another (magic, 2 × 40 steps).

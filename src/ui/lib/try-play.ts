@@ -26,11 +26,14 @@ export function canonicalJson(v: unknown): string {
 /** Same key = the same run: the canonical config, its seed, and the base checkpoint it starts from. */
 export const runKey = (config: RunConfig, preset: string) => `${canonicalJson(config)}|seed ${config.seed}|${baseCheckpointName(preset)}`;
 
+/** The Worker's note on a run started from the shipped base checkpoint (not random init, not an uploaded checkpoint). */
+const FROM_BASE = 'started from the base checkpoint';
+
 /** A finished run (every stage done, from the shipped base) with this key, newest first; null when none. */
 export function findReusableRun(runs: Record<string, RunData>, order: readonly string[], key: string): string | null {
   for (let i = order.length - 1; i >= 0; i--) {
     const r = runs[order[i]];
-    if (r?.done && !r.note && r.steps.length > 0 && runKey(r.config, r.preset) === key) return r.id;
+    if (r?.done && r.note?.startsWith(FROM_BASE) && r.steps.length > 0 && runKey(r.config, r.preset) === key) return r.id;
   }
   return null;
 }

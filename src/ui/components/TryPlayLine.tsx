@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import type { Experiment } from '../lib/experiments';
 import { cardArms, cardQueueName, compareArms, runEntropySeries, type ArmSeries } from '../lib/try-play';
+import { cancelQueue } from '../lab';
 import { useLab } from '../store';
 
 /** Under a played card: how far its runs are, and the overlaid arms compared from their data. */
@@ -38,6 +39,14 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
         <div data-testid="try-progress">
           {mine.status === 'running' ? `Running arm ${Math.min(done + 1, mine.items.length)} of ${mine.items.length}…` : mine.status === 'done' ? `All ${mine.items.length} arms overlaid` : mine.message ?? mine.status}
           {reused > 0 && ` (${reused} reused from an identical finished run)`}
+          {mine.status === 'running' && (
+            <>
+              {' '}
+              <button className="mini" onClick={() => cancelQueue('cancelled')} data-testid="try-cancel" title="Stop the card's runs; the current run stays in the run list">
+                cancel
+              </button>
+            </>
+          )}
         </div>
       )}
       {on.mode === 'reference' && <div>Reference runs overlaid: mean over seeds with 95% bands (the full 400-step schedule).</div>}

@@ -107,7 +107,6 @@ export function validateSftConfig(input: Partial<SftConfig> & Record<string, unk
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new ConfigError(f, `must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
   };
   int('seed', 0, 0xffffffff);
-  int('difficulty', 1, 5);
   int('trainSize', 1);
   int('testSize', 1);
   int('steps', 1);
@@ -121,6 +120,8 @@ export function validateSftConfig(input: Partial<SftConfig> & Record<string, unk
   if (!Array.isArray(c.families) || !c.families.length || c.families.some((f) => !TASK_FAMILIES.includes(f))) {
     throw new ConfigError('families', `must be a non-empty list of ${TASK_FAMILIES.join(', ')}, got ${JSON.stringify(c.families)}`);
   }
+  // The hardest level every chosen family supports (as data.difficulty of a run).
+  int('difficulty', 1, Math.min(...c.families.map((f) => FAMILIES[f].maxDifficulty)));
   for (const [f, max] of [['lr', 1], ['lrFinal', 1], ['weightDecay', 10]] as const) {
     if (typeof c[f] !== 'number' || !(c[f] > 0 || (f === 'weightDecay' && c[f] === 0)) || c[f] > max) throw new ConfigError(f, `must be a number in (0, ${max}], got ${JSON.stringify(c[f])}`);
   }

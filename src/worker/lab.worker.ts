@@ -7,13 +7,13 @@
  * Step records are sent in batches (at most every FLUSH_MS), not one message per step.
  */
 import { DeviceLostError, isDeviceFault, type Backend } from '../model/engine';
-import { validateRunConfig, type StageConfig } from '../rl/config';
+import { rungOf, validateRunConfig, type StageConfig } from '../rl/config';
 import { DivergenceError } from '../rl/divergence';
 import { DEVICE_RECOVERY, lossHeadline, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff } from '../rl/recovery';
 import { groupInspector } from '../rl/inspect';
 import { MagicTrainer } from '../rl/trainer';
 import { browserHostLimits, checkRunResources, engineLimitsOf } from '../rl/resources';
-import { fetchBase, shownUrl, startFailure } from './base-checkpoint';
+import { fetchBase, openBaseCache, shownUrl, startFailure } from './base-checkpoint';
 import { CommandQueue } from './command-queue';
 import { DrawGate } from './drawgate';
 import { acquireWorkerBackend } from './engine';
@@ -23,6 +23,7 @@ import { StepOutbox } from './outbox';
 import type { FromWorker, ToWorker } from './protocol';
 import { ResumePoint, type RunStart } from './resume-point';
 import { RunSession } from './run-session';
+import { measureStepSeconds } from './rung-bench';
 import { answerTokenProbs } from './token-probs';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -323,7 +324,8 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     if (msg.checkpoint) checkpoint = new Uint8Array(msg.checkpoint);
     else if (msg.baseCheckpointUrl) {
       progress(`loading the base checkpoint ${shownUrl(msg.baseCheckpointUrl)}…`);
-      const base = await fetchBase(msg.baseCheckpointUrl, config);
+      const onProgress = (loaded: number, total: number) => gen === run.generation && post({ type: 'base-progress', runId: msg.runId, loaded, total });
+      const base = await fetchBase(msg.baseCheckpointUrl, config, undefined, { rung: rungOf(config), onProgress, openCache: openBaseCache });
       if (base.bytes) {
         checkpoint = base.bytes;
         run.note = `started from the base checkpoint ${shownUrl(msg.baseCheckpointUrl)}`;
@@ -419,6 +421,14 @@ async function handle(msg: ToWorker) {
     case 'token-probs':
       void answerTokenProbs(msg, () => run, turn, post);
       return;
+    case 'measure-step': {
+      // Between two steps, like the inspector's forward passes; on the engine open then.
+      const engine = engines.summary?.description ?? 'no engine';
+      void turn
+        .exclusive(() => (engines.backend ? measureStepSeconds(engines.backend, validateRunConfig(msg.config)) : Promise.reject(new Error('no engine is open'))))
+        .then((seconds) => post({ type: 'step-estimate', key: msg.key, engine, seconds }), (e) => post({ type: 'step-estimate', key: msg.key, engine, error: errMsg(e) }));
+      return;
+    }
   }
 }
 

@@ -59,7 +59,13 @@ export type ToWorker =
    * `position` (0-based, into `tokens`, the response's token strings) after `prompt`, from a forward
    * pass of the run's current policy. Answered by `token-probs` with the same requestId.
    */
-  | { type: 'token-probs'; requestId: number; runId: string; prompt: string; tokens: string[]; position: number; temperatures: number[]; k: number };
+  | { type: 'token-probs'; requestId: number; runId: string; prompt: string; tokens: string[]; position: number; temperatures: number[]; k: number }
+  /**
+   * The rung selector's speed figure: a couple of train steps and a short decode on a throwaway
+   * policy of `config`'s model, timed on the open engine and scaled to `config`'s first stage
+   * (src/worker/rung-bench.ts). Answered by `step-estimate` with the same key, between two steps.
+   */
+  | { type: 'measure-step'; key: string; config: RunConfig };
 
 /** The answer to a `token-probs` request: the distribution, or why there is none. */
 export type TokenProbsAnswer =
@@ -95,6 +101,11 @@ export type FromWorker =
   | { type: 'samples'; runId: string; step: number; samples: SampleRecord[] }
   | ({ type: 'token-probs' } & TokenProbsAnswer)
   | { type: 'checkpoint'; runId: string; step: number; bytes: ArrayBuffer }
+  /** The answer to `measure-step`: seconds per RL step on `engine` (its description), or why there is none. */
+  | { type: 'step-estimate'; key: string; engine: string; seconds: number }
+  | { type: 'step-estimate'; key: string; engine: string; error: string }
+  /** An on-demand base checkpoint being downloaded for a run's start: bytes so far, and of the whole file (0: unknown). */
+  | { type: 'base-progress'; runId: string; loaded: number; total: number }
   /**
    * Answer with `drawn` (same id) once the messages before this one are drawn. Sent after a
    * batch when the GPU is emulated on the CPU: the next step waits for the answer (at most 2 s)

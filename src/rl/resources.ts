@@ -38,6 +38,8 @@ export class ResourceError extends ConfigError {
 }
 
 export type { EngineLimits } from '../model/engine';
+/** The page shows sizes in the same words as the refusals (it may not import src/model/resources itself). */
+export { formatBytes } from '../model/resources';
 
 /** What the host process can hold. */
 export interface HostLimits {

@@ -17,6 +17,7 @@ import { runFiles, uploadProblem } from './controller/run-files';
 import { LastDeleted, RunPersister, SaveRequest, UploadedRuns } from './controller/storage';
 import { TokenProbsRequests, type TokenProbsQuestion } from './controller/token-probs';
 import { replaceSearch, syncUrl } from './controller/url-sync';
+import { baseCheckpointUrl, rungControl } from './controller/rungs';
 import { browserEnv, runAccess } from './controller/run-access';
 import { WorkerLink } from './controller/worker-link';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
@@ -25,7 +26,6 @@ import { staggerQueue } from './lib/stagger';
 import { teachingFromUrl } from './lib/teach';
 import type { BackendChoice } from '../worker/protocol';
 import type { RunData } from '../io/runfile';
-import { baseCheckpointName } from './lib/try-play';
 import { isLive, useLab } from './store';
 
 const get = () => useLab.getState();
@@ -55,6 +55,7 @@ function restartWorker({ resend }: { resend: boolean }): void {
   link.restart({ type: 'init', backend: get().backendChoice }, resend ? get().liveRunId : null, () => {
     // Requests the old Worker will never answer.
     tokenProbs.failAll('the engine was restarted');
+    speed.forgetPending();
     saveRequest.forget();
     get().setDevice({ status: 'starting' });
   });
@@ -90,6 +91,9 @@ function persistRun(id: string, now = false) {
 // ---------------------------------------------------------------------------------------------
 // Worker messages
 
+/** The rung selector (controller/rungs.ts): pickRung loads a rung and measures its speed. */
+const speed = rungControl(useLab, (m) => send(m));
+export const { pick: pickRung } = speed;
 /** A checkpoint the user asked for (its arrival is a notice). */
 const saveRequest = new SaveRequest();
 /** Runs started from an uploaded file, until their checkpoint has loaded. */
@@ -102,6 +106,11 @@ function onMessage(m: FromWorker) {
   switch (m.type) {
     case 'ready':
       s.setDevice({ status: 'ready', engine: m.engine });
+      if (s.rung !== 'tiny') speed.measure(s.rung);
+      break;
+    case 'step-estimate':
+    case 'base-progress':
+      speed.onMessage(m);
       break;
     case 'no-engine':
       s.setDevice({ status: 'no-engine', reason: m.reason });
@@ -122,6 +131,7 @@ function onMessage(m: FromWorker) {
         break;
       }
       s.setLiveState(m);
+      if (m.state !== 'starting' && s.baseDownload) s.setBaseDownload(null);
       if (m.runId && s.runs[m.runId]) {
         const run = s.runs[m.runId];
         if (m.message && m.message !== run.note && m.state !== 'error') s.patchRun(m.runId, { note: m.message });
@@ -200,7 +210,7 @@ function onMessage(m: FromWorker) {
  */
 export async function startLab(): Promise<() => void> {
   const setup = setupFromUrl(location.search);
-  get().loadSetup(setup.preset, setup.config, setup.error);
+  get().loadSetup(setup.preset, setup.config, setup.error, setup.rung);
   const teaching = teachingFromUrl(location.search);
   get().setTeaching({ teacher: teaching.teacher, hidden: teaching.hidden, tryId: teaching.tryId });
   const unsubscribeUrl = syncUrl(useLab);
@@ -258,10 +268,6 @@ function send(m: ToWorker, transfer?: Transferable[]) {
 
 const newRunId = () => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e4).toString(36)}`;
 
-function baseCheckpointUrl(preset: string): string {
-  return `${import.meta.env.BASE_URL}checkpoints/${baseCheckpointName(preset)}.mlck`;
-}
-
 function nextRunName(preset: string): string {
   const n = get().order.filter((id) => get().runs[id]?.preset === preset).length + 1;
   return `${preset} #${n}`;
@@ -288,7 +294,7 @@ export function startNewRun(opts: { paused?: boolean; checkpoint?: ArrayBuffer; 
   persistRun(id, true);
   s.setLiveState({ runId: id, state: 'starting', step: 0, stage: 0 });
   access.started(id);
-  send({ type: 'start', runId: id, config, paused: opts.paused, ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : { baseCheckpointUrl: baseCheckpointUrl(preset) }) });
+  send({ type: 'start', runId: id, config, paused: opts.paused, ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : { baseCheckpointUrl: baseCheckpointUrl(config, preset, import.meta.env.BASE_URL) }) });
   return id;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The one zustand store of the page. Slices:
  *  - device: the engine the Worker trains on (WebGPU or the CPU engine), or why none works;
- *  - config: the preset, the draft RunConfig being edited and its validation error;
+ *  - config: the preset and rung, the draft RunConfig being edited and its validation error,
+ *    the rungs' measured speeds and an on-demand base's download;
  *  - runs: every run (config + metrics), the active run, the overlay selection;
  *  - live: the Worker's run state, the latest rollout samples;
  *  - ui: smoothing, log scales, token colouring, messages;
@@ -12,12 +13,13 @@
  * The store is pure (no Worker, no IndexedDB): lab.ts wires those to it.
  */
 import { create } from 'zustand';
-import { getPreset, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
-import { browserHostLimits, checkRunResources } from '../rl/resources';
+import { DEFAULT_RUNG, getPreset, rungOf, validateRunConfig, type RunConfig, type RungName, type StageConfig } from '../rl/config';
+import { browserHostLimits, checkRunResources, type EngineLimits } from '../rl/resources';
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
 import type { BackendChoice, EngineSummary, RunState } from '../worker/protocol';
 import { setPath } from './lib/fields';
 import { addSamples, emptyHistory, type InspectorHistory } from './lib/inspector';
+import { presetAtRung, type StepEstimate } from './lib/rungs';
 import type { RunQueue } from './lib/queue';
 import type { Lesson } from './lib/lesson';
 
@@ -53,10 +55,21 @@ export interface ConfigSlice {
   configError: string | null;
   /** The link the page was opened with was invalid (shown once, until dismissed). */
   urlError: string | null;
+  /** The model-ladder rung the preset is taken at (rung= in the URL; tiny when absent). */
+  rung: RungName;
+  /** Measured seconds per step, by lib/rungs.ts stepEstimateKey (engine and rung), for the session. */
+  stepEstimates: Record<string, StepEstimate>;
+  /** An on-demand base checkpoint being downloaded for the starting run (bytes; total 0 when unknown), or null. */
+  baseDownload: { loaded: number; total: number } | null;
   setPreset(name: string): void;
+  /** Loads the current preset at `rung` as the draft (checked against the open engine's limits: configError says when it does not fit). */
+  setRung(rung: RungName): void;
+  setStepEstimate(key: string, e: StepEstimate): void;
+  setBaseDownload(d: { loaded: number; total: number } | null): void;
   setField(path: string, value: unknown): void;
   setDraftStages(stages: StageConfig[]): void;
-  loadSetup(preset: string, config: RunConfig, urlError?: string | null): void;
+  /** `rung`: the one the setup names (the URL's); by default the rung of the config's model (tiny for a hand-made one). */
+  loadSetup(preset: string, config: RunConfig, urlError?: string | null, rung?: RungName): void;
   dismissUrlError(): void;
 }
 
@@ -173,15 +186,22 @@ export interface LabStore extends ConfigSlice, RunsSlice, LiveSlice, UiSlice, Re
   setBackendChoice(c: BackendChoice): void;
 }
 
-function validationError(cfg: RunConfig): string | null {
+function validationError(cfg: RunConfig, engine: EngineLimits | null = null): string | null {
   try {
     // Fields, then what can be judged before an engine: distinct problems and the JS heap (the Worker checks the engine's limits at start).
-    checkRunResources(validateRunConfig(cfg), { host: browserHostLimits() }, { engineKnown: false });
+    checkRunResources(validateRunConfig(cfg), { engine, host: browserHostLimits() }, { engineKnown: false });
     return null;
   } catch (e) {
     return (e as Error).message;
   }
 }
+
+/**
+ * The open engine's limits, which the config check uses off the tiny rung: a bigger rung's default
+ * batch may not fit the engine (the tiny rung's check is as before: the Worker refuses at start).
+ */
+const rungLimits = (s: Pick<LabStore, 'device'>, rung: RungName): EngineLimits | null =>
+  rung !== DEFAULT_RUNG && s.device.status === 'ready' ? (s.device.engine.limits ?? null) : null;
 
 const withRun = (s: LabStore, id: string, f: (r: RunData) => RunData): Partial<LabStore> => {
   const r = s.runs[id];
@@ -191,7 +211,8 @@ const withRun = (s: LabStore, id: string, f: (r: RunData) => RunData): Partial<L
 export const createLabStore = (preset = 'magic') =>
   create<LabStore>((set) => ({
     device: { status: 'starting' },
-    setDevice: (device) => set({ device }),
+    // An engine's limits arriving re-check a draft off the tiny rung (a link may open a rung too big for it).
+    setDevice: (device) => set((s) => (s.rung === DEFAULT_RUNG || device.status !== 'ready' ? { device } : { device, configError: validationError(s.draft, rungLimits({ device }, s.rung)) })),
     backendChoice: 'auto',
     setBackendChoice: (backendChoice) => set({ backendChoice }),
 
@@ -210,18 +231,36 @@ export const createLabStore = (preset = 'magic') =>
     draft: getPreset(preset),
     configError: null,
     urlError: null,
-    setPreset: (name) => set({ preset: name, draft: getPreset(name), configError: null }),
+    rung: DEFAULT_RUNG,
+    stepEstimates: {},
+    baseDownload: null,
+    // A -tiny test twin exists at the tiny rung only: picking one goes back to it.
+    setPreset: (name) =>
+      set((s) => {
+        const rung = name.endsWith('-tiny') ? DEFAULT_RUNG : s.rung;
+        const draft = getPreset(name, rung);
+        return { preset: name, rung, draft, configError: rung === DEFAULT_RUNG ? null : validationError(draft, rungLimits(s, rung)) };
+      }),
+    setRung: (rung) =>
+      set((s) => {
+        const preset = presetAtRung(s.preset, rung);
+        const draft = getPreset(preset, rung);
+        return { preset, rung, draft, configError: rung === DEFAULT_RUNG ? null : validationError(draft, rungLimits(s, rung)) };
+      }),
+    setStepEstimate: (key, e) => set((s) => ({ stepEstimates: { ...s.stepEstimates, [key]: e } })),
+    setBaseDownload: (baseDownload) => set({ baseDownload }),
     setField: (path, value) =>
       set((s) => {
         const draft = setPath(s.draft, path, value);
-        return { draft, configError: validationError(draft) };
+        return { draft, configError: validationError(draft, rungLimits(s, s.rung)) };
       }),
     setDraftStages: (stages) =>
       set((s) => {
         const draft = { ...s.draft, stages };
-        return { draft, configError: validationError(draft) };
+        return { draft, configError: validationError(draft, rungLimits(s, s.rung)) };
       }),
-    loadSetup: (name, config, urlError = null) => set({ preset: name, draft: config, configError: validationError(config), urlError }),
+    loadSetup: (name, config, urlError = null, rung = rungOf(config) ?? DEFAULT_RUNG) =>
+      set((s) => ({ preset: name, rung, draft: config, configError: validationError(config, rungLimits(s, rung)), urlError })),
     dismissUrlError: () => set({ urlError: null }),
 
     // runs

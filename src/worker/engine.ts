@@ -27,7 +27,7 @@ export async function acquireWorkerBackend(choice: BackendChoice): Promise<{ bac
   }
   if (rt && resolveBackend(choice, rt.adapter) === 'webgpu') {
     const backend = webgpuBackend(rt);
-    return { backend, summary: { backend: 'webgpu', choice, description: backend.description, threads: 1, adapter: rt.adapter, cpuBound: rt.adapter.isSoftware } };
+    return { backend, summary: { backend: 'webgpu', choice, description: backend.description, threads: 1, adapter: rt.adapter, cpuBound: rt.adapter.isSoftware, limits: backend.limits?.() ?? null } };
   }
   let note: string | undefined;
   if (choice === 'auto') {
@@ -41,5 +41,5 @@ export async function acquireWorkerBackend(choice: BackendChoice): Promise<{ bac
   if (choice === 'auto' && backend.threads === 1 && typeof crossOriginIsolated !== 'undefined' && !crossOriginIsolated) {
     note = `${note ?? ''} The page is not cross-origin isolated, so the CPU engine runs on one thread.`.trim();
   }
-  return { backend, summary: { backend: 'wasm', choice, description: backend.description, threads: backend.threads, adapter: null, cpuBound: true, note } };
+  return { backend, summary: { backend: 'wasm', choice, description: backend.description, threads: backend.threads, adapter: null, cpuBound: true, note, limits: backend.limits?.() ?? null } };
 }

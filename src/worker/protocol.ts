@@ -4,7 +4,7 @@
  * run arrives through these messages. Metrics are sent in batches, not one message per token.
  */
 import type { AdapterSummary } from '../gpu/runtime';
-import type { BackendChoice, BackendName } from '../model/engine';
+import type { BackendChoice, BackendName, EngineLimits } from '../model/engine';
 import type { RunConfig, StageConfig } from '../rl/config';
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
 import type { TemperatureView } from '../rl/token-probs';
@@ -26,6 +26,8 @@ export interface EngineSummary {
   cpuBound: boolean;
   /** Why `auto` did not pick WebGPU, when it did not. */
   note?: string;
+  /** What the engine can hold (the rung selector refuses a rung beyond it); absent for a backend that exposes none. */
+  limits?: EngineLimits | null;
 }
 
 export type RunState = 'idle' | 'starting' | 'running' | 'paused' | 'done' | 'error';

@@ -1,5 +1,6 @@
 import { presetNames } from '../../rl/config';
 import { isLive, useLab } from '../store';
+import { RungPicker } from './RungPicker';
 
 export const PRESET_HELP: Record<string, string> = {
   magic: "MAGIC: Skywork-OR1's final recipe (multi-stage, adaptive entropy, rejection sampling, τ = 1, on-policy).",
@@ -41,6 +42,7 @@ export function PresetPicker() {
       <p className="hint" data-testid="preset-help">
         {presetHelp(preset)}
       </p>
+      <RungPicker />
     </div>
   );
 }

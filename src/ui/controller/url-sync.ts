@@ -1,4 +1,4 @@
-/** The page's address follows the draft config (a shared link opens the same setup). */
+/** The page's address follows the draft config and its rung (a shared link opens the same setup). */
 import { urlSearchFor } from '../lib/url';
 import type { Lab } from './lab-store';
 
@@ -24,7 +24,7 @@ export function syncUrl(store: Pick<Lab, 'subscribe'>, loc: PageAddress = locati
     if (s.configError) return;
     let search: string;
     try {
-      search = urlSearchFor(s.draft, s.preset, loc.search);
+      search = urlSearchFor(s.draft, s.preset, loc.search, s.rung);
     } catch {
       return;
     }

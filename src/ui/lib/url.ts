@@ -1,9 +1,10 @@
 /**
- * The page URL carries the preset and the config (as a diff to the preset) so a link
- * reproduces the setup. An invalid URL yields ONE clear error and the preset (or MAGIC).
+ * The page URL carries the preset, its rung (rung=, absent for tiny: older links open as before)
+ * and the config (as a diff to the preset at that rung) so a link reproduces the setup. An invalid
+ * URL yields ONE clear error and the preset (or MAGIC) at the tiny rung.
  */
 import { BACKEND_CHOICES, type BackendChoice } from '../../worker/protocol';
-import { DEFAULT_PRESET, decodeConfigFromUrlParams, encodeConfigToUrlParams, getPreset, PRESET_PARAM, PRESETS, type RunConfig } from '../../rl/config';
+import { DEFAULT_PRESET, DEFAULT_RUNG, decodeConfigFromUrlParams, encodeConfigToUrlParams, getPreset, PRESET_PARAM, PRESETS, type RunConfig, type RungName } from '../../rl/config';
 
 /**
  * URL parameters that belong to the page, not the config: run (the run to show), backend (auto,
@@ -28,6 +29,7 @@ export function withBackend(search: string, choice: BackendChoice): string {
 
 export interface UrlSetup {
   preset: string;
+  rung: RungName;
   config: RunConfig;
   /** Set when the URL could not be used as given; the setup fell back to a preset. */
   error: string | null;
@@ -36,18 +38,18 @@ export interface UrlSetup {
 export function setupFromUrl(search: string): UrlSetup {
   const params = new URLSearchParams(search);
   try {
-    const { preset, config } = decodeConfigFromUrlParams(params, PAGE_PARAMS);
-    return { preset, config, error: null };
+    const { preset, rung, config } = decodeConfigFromUrlParams(params, PAGE_PARAMS);
+    return { preset, rung, config, error: null };
   } catch (e) {
     const asked = params.get(PRESET_PARAM);
     const preset = asked !== null && Object.prototype.hasOwnProperty.call(PRESETS, asked) ? asked : DEFAULT_PRESET;
-    return { preset, config: getPreset(preset), error: `Invalid link, using the "${preset}" preset instead: ${(e as Error).message}` };
+    return { preset, rung: DEFAULT_RUNG, config: getPreset(preset), error: `Invalid link, using the "${preset}" preset instead: ${(e as Error).message}` };
   }
 }
 
-/** The query string (with '?') for a config, keeping the page's own parameters. */
-export function urlSearchFor(config: RunConfig, preset: string, current = ''): string {
-  const params = encodeConfigToUrlParams(config, preset);
+/** The query string (with '?') for a config at `rung` (by default its model's), keeping the page's own parameters. */
+export function urlSearchFor(config: RunConfig, preset: string, current = '', rung?: RungName): string {
+  const params = encodeConfigToUrlParams(config, preset, rung);
   const cur = new URLSearchParams(current);
   for (const k of PAGE_PARAMS) {
     const v = cur.get(k);

@@ -1,0 +1,77 @@
+/**
+ * The rung selector's figures (pure): each rung's parameters and engine memory for the current
+ * preset, whether it fits the open engine (the config panel's resource check, with the engine's
+ * limits), the key of its measured speed, and the base checkpoint a fresh run of a config fetches.
+ */
+import { browserHostLimits, estimateRun, checkRunResources, type EngineLimits, type HostLimits } from '../../rl/resources';
+import { DEFAULT_RUNG, getPreset, getRung, modelParameterCount, RUNG_NAMES, rungOf, validateRunConfig, type RunConfig, type RungName } from '../../rl/config';
+import type { EngineSummary } from '../../worker/protocol';
+
+/** The preset a rung is taken at: the -tiny test twins exist at the tiny rung only, so another rung takes their full-size preset. */
+export function presetAtRung(preset: string, rung: RungName): string {
+  return rung === DEFAULT_RUNG ? preset : preset.replace(/-tiny$/, '');
+}
+
+/** "106K", "0.82M", "4.2M": a parameter count as the selector shows it. */
+export function formatParams(n: number): string {
+  if (n >= 1e7) return `${Math.round(n / 1e6)}M`;
+  if (n >= 5e5) return `${(n / 1e6).toFixed(2).replace(/\.?0+$/, '')}M`;
+  if (n >= 1e3) return `${Math.round(n / 1e3)}K`;
+  return String(n);
+}
+
+/**
+ * Why the rung's config does not fit here, in the config panel's words ("<field>: <message>"), or
+ * null. With the open engine's limits when the page has them (the Worker checks them again at start).
+ */
+export function rungFitError(cfg: RunConfig, engine: EngineLimits | null | undefined, host: HostLimits = browserHostLimits()): string | null {
+  try {
+    checkRunResources(validateRunConfig(cfg), { engine: engine ?? null, host }, { engineKnown: false });
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+export interface RungRow {
+  rung: RungName;
+  summary: string;
+  params: number;
+  /** Engine memory of a run at this rung (estimateRun's engineBytes: the policy, and π_ref when KL is on). */
+  memoryBytes: number;
+  fitError: string | null;
+}
+
+/** One row per rung for `preset` on `engine` (the CPU engine's figures before one is open). */
+export function rungRows(preset: string, engine: EngineSummary | null, host?: HostLimits): RungRow[] {
+  return RUNG_NAMES.map((rung) => {
+    const cfg = getPreset(presetAtRung(preset, rung), rung);
+    const est = estimateRun(cfg, engine?.backend ?? 'wasm', engine?.threads ?? 1);
+    return { rung, summary: getRung(rung).summary, params: modelParameterCount(cfg.model), memoryBytes: est.engineBytes, fitError: rungFitError(cfg, engine?.limits, host) };
+  });
+}
+
+/** Measured speeds are kept per engine and rung for the page's session. */
+export const stepEstimateKey = (engine: string, rung: RungName) => `${engine}|${rung}`;
+
+export type StepEstimate = { status: 'measuring' } | { status: 'ready'; seconds: number; engine: string } | { status: 'error'; message: string };
+
+/** "~2.4 s/step on CPU engine (…)", "measuring…", or why not. */
+export function describeEstimate(e: StepEstimate | undefined): string {
+  if (!e) return 'not measured';
+  if (e.status === 'measuring') return 'measuring…';
+  if (e.status === 'error') return `not measured (${e.message})`;
+  const s = e.seconds;
+  const text = s >= 10 ? s.toFixed(0) : s >= 1 ? s.toFixed(1) : s.toPrecision(2);
+  return `~${text} s/step on ${e.engine}`;
+}
+
+/**
+ * The base checkpoint a fresh run of `config` starts from, under the site's base URL: the rung's
+ * own file (rungs.ts baseFile); a hand-made shape keeps today's rule (the -tiny presets' base-tiny, else base).
+ */
+export function baseCheckpointUrl(config: RunConfig, preset: string, siteBase: string): string {
+  const rung = rungOf(config);
+  if (rung !== null && rung !== DEFAULT_RUNG) return `${siteBase}${getRung(rung).baseFile}`;
+  return `${siteBase}checkpoints/${preset.endsWith('-tiny') ? 'base-tiny' : 'base'}.mlck`;
+}

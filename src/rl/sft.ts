@@ -184,6 +184,8 @@ export async function runSft(
   const cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>);
   const data = buildDataset({ seed: cfg.seed, families: cfg.families, difficulty: cfg.difficulty, trainSize: cfg.trainSize, testSize: cfg.testSize });
   const policy = await backend.createPolicy(cfg.model, 'sft');
+  // Batches are bucketed to multiples of 8 up to the context: size the training memory once for the longest.
+  policy.reserveTrain?.(cfg.batch, cfg.model.contextLength);
   policy.setParams(initParams(cfg.model, batchSeed(cfg.seed, 6)));
   policy.resetAdamState();
   let rng = new Rng(batchSeed(cfg.seed, 7));

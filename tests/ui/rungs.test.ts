@@ -38,7 +38,7 @@ describe('the store keeps the rung', () => {
     s.getState().setDevice({ status: 'ready', engine: engine({ engine: 'wasm', memoryBytes: 512 * 2 ** 20, threads: 1 }) });
     s.getState().setRung('medium');
     expect(s.getState().rung).toBe('medium');
-    expect(s.getState().configError).toMatch(/^rollout\.batchPrompts: the CPU engine would need .* its WebAssembly memory holds at most 512 MiB$/);
+    expect(s.getState().configError).toMatch(/^rollout\.batchPrompts: the CPU engine would need .* its WebAssembly memory holds at most 512 MiB( — .*)?$/);
     s.getState().setField('rollout.batchPrompts', 1);
     s.getState().setField('rollout.groupSize', 2);
     expect(s.getState().configError).toBeNull();

@@ -99,7 +99,7 @@ describe("a rung's speed figure", () => {
   it("scales per-token times to the first stage's rollouts and update", () => {
     const cfg = getPreset('magic', 'small');
     const w = stepWork(cfg);
-    expect(w.rolloutTokens).toBe(16 * 8 * 96);
+    expect(w.rolloutTokens).toBe(16 * 8 * cfg.stages[0].maxResponseLength);
     expect(w.trainTokens).toBeGreaterThan(w.rolloutTokens);
     expect(scaleStepSeconds({ rolloutTokens: 10, trainTokens: 100 }, { decode: 0.5, train: 0.01 })).toBe(6);
   });

@@ -16,7 +16,7 @@ import { writeAdamW, writeGrpoOptions } from '../cpu/blocks';
 import { CpuRuntime, type CpuRuntimeOptions } from '../cpu/runtime';
 import type { ModelConfig, ParamLayout } from './config';
 import type { Backend, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
-import { checkBatch } from './engine-checks';
+import { AccumulationState, checkBatch } from './engine-checks';
 import type { GenerateRequest, GenerateResult } from './engine-types';
 import { decodeStats, STATS, STATS_FLOATS, type StepStats } from './step';
 import { cpuMatmulGflops } from './cpu/bench';
@@ -30,6 +30,7 @@ export class CpuPolicy implements PolicyEngine {
   private readonly mem: CpuPolicyMemory;
   private trainPlans = new Map<string, TrainPlan>();
   private decodePlans = new Map<number, DecodePlan>();
+  private accumulation = new AccumulationState();
   private destroyed = false;
 
   constructor(
@@ -120,7 +121,8 @@ export class CpuPolicy implements PolicyEngine {
   async update(batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions): Promise<StepStats> {
     this.check();
     checkBatch(batch);
-    const update = o.update ?? true;
+    const acc = this.accumulation.begin(o);
+    const { update } = acc;
     const s = this.trainPlan(batch.rows, batch.T);
     const N = batch.rows * batch.T;
     const useRef = loss.kind === 'grpo' && batch.refLogp !== undefined;
@@ -138,11 +140,13 @@ export class CpuPolicy implements PolicyEngine {
       writeGrpoOptions(rt, this.mem.grpoOpts, loss.opts);
     }
     if (update) writeAdamW(rt, this.mem.hyper, o.step, o.adamw);
-    rt.run(updateProgram(this.mem, s, loss, useRef, !batch.oldLogp, update));
+    rt.run(updateProgram(this.mem, s, loss, useRef, !batch.oldLogp, update, acc));
     const stats = new Float32Array(STATS_FLOATS);
     stats.set(rt.f32(this.mem.stats, 8));
     stats[STATS.gradNorm] = rt.f32(this.mem.norm, 1)[0];
-    return decodeStats(stats, update);
+    const out = decodeStats(stats, update, acc.finish);
+    this.accumulation.end(out.loss, acc.finish);
+    return out;
   }
 
   async forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }> {

@@ -3,7 +3,7 @@
  * stated once so both engines refuse the same input with the same message.
  */
 import type { ModelConfig } from './config';
-import type { UpdateBatch } from './engine';
+import type { UpdateBatch, UpdateOptions } from './engine';
 import type { GenerateRequest } from './engine-types';
 
 /** Every per-token array of an update batch has rows × T entries. */
@@ -32,4 +32,31 @@ export function checkGenerateRequest(req: GenerateRequest, cfg: ModelConfig): nu
   });
   if (!Number.isInteger(req.maxResponseLength) || req.maxResponseLength < 1) throw new Error(`maxResponseLength must be a positive integer, got ${req.maxResponseLength}`);
   return maxPrompt;
+}
+
+/**
+ * The gradient-accumulation sequence of one engine (UpdateOptions.accumulate): 'first' opens it,
+ * 'middle' and 'last' need it open, 'last' and 'only' close it. It remembers whether every loss so
+ * far was finite, so the closing call applies AdamW only when the whole mini-batch's loss is.
+ */
+export class AccumulationState {
+  private open = false;
+  private finite = true;
+
+  /** What this call does: zero the grads first; finish (grad norm, AdamW); update (AdamW may run). */
+  begin(o: UpdateOptions): { zero: boolean; finish: boolean; update: boolean } {
+    const acc = o.accumulate ?? 'only';
+    if (!['first', 'middle', 'last', 'only'].includes(acc)) throw new Error(`update: accumulate must be first, middle, last or only, got ${String(acc)}`);
+    const zero = acc === 'first' || acc === 'only';
+    const finish = acc === 'last' || acc === 'only';
+    if (!zero && !this.open) throw new Error(`update: accumulate '${acc}' without a 'first' before it`);
+    if (zero) this.finite = true;
+    return { zero, finish, update: finish && (o.update ?? true) && this.finite };
+  }
+
+  /** Records this call's loss; `finish` closes the sequence. */
+  end(loss: number, finish: boolean): void {
+    this.finite &&= Number.isFinite(loss);
+    this.open = !finish;
+  }
 }

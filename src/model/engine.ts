@@ -18,6 +18,7 @@ import type { StepStats } from './step';
 export type { AdamWOptions, GrpoLossOptions, KlType, SamplerOptions } from './engine-types';
 export type { GenerateRequest, GenerateResult, FinishReason } from './engine-types';
 export type { StepStats } from './step';
+export { combineStepStats } from './step';
 /** Device faults (src/gpu/faults.ts), for the layers above that recover from them without importing src/gpu. */
 export { DeviceLostError, GpuUncapturedError, isDeviceFault, describeLoss, type DeviceLossInfo } from '../gpu/faults';
 
@@ -67,7 +68,18 @@ export interface UpdateOptions {
   adamw: AdamWOptions;
   /** false: gradients and stats only (no optimizer step). Default true. */
   update?: boolean;
+  /**
+   * Gradient accumulation over micro-batches (verl's ppo_micro_batch_size_per_gpu): 'first' zeroes
+   * the gradients, 'middle' and 'last' add to them, 'last' then takes the grad norm and the clipped
+   * AdamW step. 'only' (the default) is one call doing all of it. Each micro-batch's weights must
+   * carry the whole mini-batch's normalisation (src/rl/aggregation.ts), so the gradients add up;
+   * combineStepStats merges the calls' statistics. A 'last' after a micro-batch whose loss was not
+   * finite applies nothing (applied: false). Non-final calls report gradNorm NaN, applied false.
+   */
+  accumulate?: Accumulate;
 }
+
+export type Accumulate = 'first' | 'middle' | 'last' | 'only';
 
 export interface PolicyEngine {
   readonly backend: BackendName;
@@ -80,7 +92,7 @@ export interface PolicyEngine {
   resetAdamState(): void;
   /** Batched sampling with a KV cache and the counter-based PRNG (same seed, same backend → same tokens). */
   generate(req: GenerateRequest): Promise<GenerateResult>;
-  /** zero grads → forward → loss → backward → grad norm → clipped AdamW; returns the batch statistics. */
+  /** zero grads → forward → loss → backward → grad norm → clipped AdamW (per o.accumulate); returns the batch statistics. */
   update(batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions): Promise<StepStats>;
   /** Forward only: log-prob of each target and the full-distribution entropy at τ, [rows × T] each. */
   forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }>;

@@ -5,7 +5,7 @@
 import { matmulGflops, setMatmulVariant, type MatmulVariant } from '../gpu/kernels/matmul';
 import type { GpuRuntime } from '../gpu/runtime';
 import type { ModelConfig } from './config';
-import { checkBatch } from './engine-checks';
+import { AccumulationState, checkBatch } from './engine-checks';
 import type { Backend, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
 import type { GenerateRequest, GenerateResult } from './engine-types';
 import { generate } from './generate';
@@ -16,6 +16,7 @@ export class WebGpuPolicyEngine implements PolicyEngine {
   readonly backend = 'webgpu' as const;
   readonly gpu: GpuPolicy;
   private steps = new Map<string, PolicyStep>();
+  private accumulation = new AccumulationState();
 
   constructor(
     readonly rt: GpuRuntime,
@@ -62,6 +63,7 @@ export class WebGpuPolicyEngine implements PolicyEngine {
 
   async update(batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions): Promise<StepStats> {
     checkBatch(batch);
+    const acc = this.accumulation.begin(o);
     const s = await this.step(batch, loss);
     const { rt } = this;
     rt.write(s.plan.tokens, batch.tokens);
@@ -71,8 +73,10 @@ export class WebGpuPolicyEngine implements PolicyEngine {
     if (batch.advantages) rt.write(s.advantages, batch.advantages);
     if (batch.oldLogp) rt.write(s.oldLogp, batch.oldLogp);
     if (batch.refLogp && loss.kind === 'grpo') rt.write(s.refLogp, batch.refLogp);
-    s.run({ step: o.step, adamw: o.adamw, onPolicy: !batch.oldLogp, update: o.update ?? true });
-    return s.readStats();
+    s.run({ step: o.step, adamw: o.adamw, onPolicy: !batch.oldLogp, update: acc.update, zero: acc.zero, finish: acc.finish });
+    const stats = await s.readStats();
+    this.accumulation.end(stats.loss, acc.finish);
+    return stats;
   }
 
   async forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }> {

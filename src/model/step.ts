@@ -4,6 +4,7 @@
  *   zero grads → forward (logp, entropy) → [logp → oldLogp when on-policy] → GRPO loss
  *   (dlogp, dent, batch stats) → backward (grads) → grad norm → clipped AdamW
  *
+ * (a micro-batch of a gradient accumulation skips the zeroing, or the norm and AdamW, or both)
  * all in one command buffer; the only readback is the small stats/grad-norm block at the end.
  * AdamW itself rejects a non-finite step on the GPU (loss or grad norm ±Inf / NaN: nothing
  * written), and `applied` in the stats read back says whether it did (same values, same rule).
@@ -47,9 +48,13 @@ export interface StepStats {
   applied: boolean;
 }
 
-/** The stats block of an update as StepStats; `update`: whether AdamW was asked to run. */
-export function decodeStats(s: Float32Array, update: boolean): StepStats {
+/**
+ * The stats block of an update as StepStats; `update`: whether AdamW was asked to run; `finish`:
+ * whether the call took the grad norm (false for a non-final micro-batch: gradNorm NaN).
+ */
+export function decodeStats(s: Float32Array, update: boolean, finish = true): StepStats {
   const n = Math.max(1, s[STATS.maskCount]);
+  const gradNorm = finish ? s[STATS.gradNorm] : NaN;
   return {
     loss: s[STATS.loss],
     pgLoss: s[STATS.pgLoss],
@@ -59,8 +64,36 @@ export function decodeStats(s: Float32Array, update: boolean): StepStats {
     clipfracLower: s[STATS.clipLowerCount] / n,
     ppoKl: s[STATS.ppoKlSum] / n,
     maskCount: s[STATS.maskCount],
-    gradNorm: s[STATS.gradNorm],
-    applied: update && stepIsFinite(s[STATS.loss], s[STATS.gradNorm]),
+    gradNorm,
+    applied: finish && update && stepIsFinite(s[STATS.loss], gradNorm),
+  };
+}
+
+/**
+ * The statistics of one mini-batch from those of its micro-batches (UpdateOptions.accumulate, in
+ * call order): the weighted sums add (each token's weight carries the mini-batch's normalisation),
+ * the per-token fractions are re-weighted by token count; the grad norm and `applied` are the
+ * last call's (the one that took the norm and the AdamW step).
+ */
+export function combineStepStats(parts: readonly StepStats[]): StepStats {
+  if (parts.length === 0) throw new Error('combineStepStats: no micro-batch statistics');
+  if (parts.length === 1) return parts[0];
+  const sum = (f: (p: StepStats) => number) => parts.reduce((a, p) => a + f(p), 0);
+  const maskCount = sum((p) => p.maskCount);
+  const n = Math.max(1, maskCount);
+  const perToken = (f: (p: StepStats) => number) => sum((p) => f(p) * Math.max(1, p.maskCount)) / n;
+  const last = parts[parts.length - 1];
+  return {
+    loss: sum((p) => p.loss),
+    pgLoss: sum((p) => p.pgLoss),
+    klSum: sum((p) => p.klSum),
+    entSum: sum((p) => p.entSum),
+    clipfrac: perToken((p) => p.clipfrac),
+    clipfracLower: perToken((p) => p.clipfracLower),
+    ppoKl: perToken((p) => p.ppoKl),
+    maskCount,
+    gradNorm: last.gradNorm,
+    applied: last.applied,
   };
 }
 
@@ -83,9 +116,11 @@ export interface PolicyStep {
   /**
    * Encodes and submits one update. `onPolicy`: copy this forward's logp into oldLogp first
    * (ρ = 1 exactly at the step, as with one gradient step per rollout batch). `update`: false
-   * computes gradients and stats only (no optimizer step, grads left in policy.grads).
+   * computes gradients and stats only (no optimizer step, grads left in policy.grads). `zero`
+   * (default true): clear the gradients first (false: add to them, a later micro-batch);
+   * `finish` (default true): take the grad norm and, with `update`, the AdamW step.
    */
-  run(o: { step: number; adamw: AdamWOptions; onPolicy: boolean; update?: boolean }): void;
+  run(o: { step: number; adamw: AdamWOptions; onPolicy: boolean; update?: boolean; zero?: boolean; finish?: boolean }): void;
   /** Reads the stats block of the last run (`applied`: whether its AdamW wrote the step). */
   readStats(): Promise<StepStats>;
 }
@@ -130,6 +165,7 @@ export async function buildPolicyStep(policy: GpuPolicy, B: number, T: number, t
     lossDispatches = await crossEntropyLoss(rt, { logp: plan.logp, weights, mask, dlogp: plan.dlogp, dent: plan.dent, stats, scratch, N });
   }
   let lastUpdate = true;
+  let lastFinish = true;
   return {
     plan,
     optimizer,
@@ -141,22 +177,26 @@ export async function buildPolicyStep(policy: GpuPolicy, B: number, T: number, t
     stats,
     lossDispatches,
     setLossOptions,
-    run({ step, adamw, onPolicy, update = true }) {
+    run({ step, adamw, onPolicy, update = true, zero = true, finish = true }) {
+      update &&= finish;
       if (update) optimizer.update(step, adamw);
       lastUpdate = update;
+      lastFinish = finish;
       const enc = rt.device.createCommandEncoder();
-      policy.zeroGrads(enc);
+      if (zero) policy.zeroGrads(enc);
       rt.encode(enc, plan.forward);
       if (onPolicy) enc.copyBufferToBuffer(plan.logp, 0, oldLogp, 0, N * 4);
       rt.encode(enc, [...lossDispatches, ...plan.backward]);
-      // AdamW's gate reads the loss from the optimizer's own word (its bind group is shared by every step shape).
-      if (update) enc.copyBufferToBuffer(stats, STATS.loss * 4, optimizer.loss, 0, 4);
-      rt.encode(enc, update ? [...optimizer.normDispatches, ...optimizer.adamDispatches] : optimizer.normDispatches);
-      enc.copyBufferToBuffer(optimizer.norm, 0, stats, STATS.gradNorm * 4, 4);
+      if (finish) {
+        // AdamW's gate reads the loss from the optimizer's own word (its bind group is shared by every step shape).
+        if (update) enc.copyBufferToBuffer(stats, STATS.loss * 4, optimizer.loss, 0, 4);
+        rt.encode(enc, update ? [...optimizer.normDispatches, ...optimizer.adamDispatches] : optimizer.normDispatches);
+        enc.copyBufferToBuffer(optimizer.norm, 0, stats, STATS.gradNorm * 4, 4);
+      }
       rt.device.queue.submit([enc.finish()]);
     },
     async readStats() {
-      return decodeStats(await rt.readF32(stats, 0, STATS_FLOATS), lastUpdate);
+      return decodeStats(await rt.readF32(stats, 0, STATS_FLOATS), lastUpdate, lastFinish);
     },
   };
 }

@@ -24,6 +24,7 @@ import { buildRunDataset, fixedRunSteps, longestResponseLength, resolveStage, va
 import { batchEntropy, controllerEntropy, entropyCoefForStep, loggedEntropyCoef, updateEntropyState } from './entropy';
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
+import { accumulatedUpdate, microForwardLogp } from './micro-batch';
 import { planMiniBatches } from './minibatch';
 import { inspectedGroups, type StepInspection, type StepInspector } from './inspect';
 import { lrFactor } from './lr-schedule';
@@ -391,15 +392,14 @@ export class MagicTrainer {
     const stats: StepStats[] = [];
     let tokens = 0;
     for (const mb of miniBatches) {
-      const packed = timer.timeSync('old_log_prob', () => packUpdateBatch(kept, mb, { T, groupSize: G, aggregation: cfg.loss.aggregation, temperature }));
-      const batch = packed.batch;
-      tokens += packed.tokens;
+      const { batch, old, tokens: packedTokens } = timer.timeSync('old_log_prob', () => packUpdateBatch(kept, mb, { T, groupSize: G, aggregation: cfg.loss.aggregation, temperature }));
+      tokens += packedTokens;
       // On-policy (one mini-batch): π_old is this forward's own logp, so ρ ≡ 1 at the step.
-      if (!onPolicy) batch.oldLogp = packed.old;
-      if (klBeta > 0) batch.refLogp = (await timer.time('ref', () => this.ref!.forward(batch.tokens, batch.targets, batch.rows, T, temperature))).logp;
+      if (!onPolicy) batch.oldLogp = old;
+      if (klBeta > 0) batch.refLogp = await timer.time('ref', () => microForwardLogp(this.ref!, batch, cfg.update.microBatchRows));
       await inspection?.beforeUpdate(mb, batch);
       this.state.adamStep++;
-      const st = await timer.time('update_actor', () => this.policy.update(batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions(step) }));
+      const st = await timer.time('update_actor', () => accumulatedUpdate(this.policy, batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions(step) }, cfg.update.microBatchRows));
       stats.push(st);
       if (st.applied) delete this.state.nonfiniteStreak;
       else {

@@ -408,6 +408,7 @@ export function recipeGaps(cfg: RunConfig): RecipeGap[] {
     BOTH,
     `The lab skips an optimizer step whose loss or gradient norm is not finite and stops the run after ${cfg.update.maxNonfiniteSteps} in a row. Upstream verl's FSDP actor also skips a step whose grad norm is not finite (it prints "grad_norm is not finite" and zeroes the gradients) but never stops: watch actor/grad_norm and stop a run that keeps skipping, then resume from its last checkpoint. The fork is an older verl: check that its actor (dp_actor.py) skips such a step too.`,
   );
+  g(['update.microBatchRows'], BOTH, `update.microBatchRows (${cfg.update.microBatchRows ?? 'off'}) splits only the lab's engine calls (each token keeps its mini-batch's weight, the step is the same); verl sizes its micro-batches by ppo_micro_batch_size_per_gpu or ppo_max_token_len_per_gpu (the launch's variables), not by this field.`);
   const temps = cfg.eval.temperatures;
   if (temps.length > 1) g(['eval.temperatures'], UP, `Upstream validates at one temperature (val_kwargs.temperature = ${temps[0]}). For ${temps.slice(1).join(', ')}, run a validation-only launch on a saved checkpoint: \`bash run_stageK.sh trainer.val_only=True ${R}.val_kwargs.temperature=${temps[1]}\`.`);
   const forkTemps = [...temps].sort((a, b) => a - b).join(',');

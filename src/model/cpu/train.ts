@@ -4,7 +4,8 @@
  *
  *   update:  prepare Wᵀ → zero grads → forward at τ → loss (on-policy: oldLogp := this logp)
  *            → backward → grad norm → clipped AdamW (unless update: false; skipped, writing
- *            nothing, when the loss or the grad norm is not finite)
+ *            nothing, when the loss or the grad norm is not finite); a micro-batch of a gradient
+ *            accumulation leaves out the zeroing, or the norm and AdamW
  *   forward: prepare Wᵀ → forward; logp and entropy of every target
  *
  * Forward products read Wᵀ [in, out] (row-major B for every matmul); input gradients use W itself
@@ -99,16 +100,20 @@ export function emitBackward(b: ProgramBuilder, m: CpuPolicyMemory, s: TrainPlan
   b.encoderBackward(s.dres, s.tokens, m.g('wte'), m.g('wpe'), N, T, C).barrier();
 }
 
-/** The update program of one shape and loss (cached in the plan by its variant). */
-export function updateProgram(m: CpuPolicyMemory, s: TrainPlan, loss: UpdateLoss, useRef: boolean, onPolicy: boolean, update: boolean): Program {
-  const key = `${loss.kind}:${useRef}:${onPolicy}:${update}`;
+/**
+ * The update program of one shape and loss (cached in the plan by its variant). A micro-batch of a
+ * gradient accumulation leaves out the zeroing (`zero` false: it adds to the grads) or the norm
+ * and AdamW (`finish` false), or both.
+ */
+export function updateProgram(m: CpuPolicyMemory, s: TrainPlan, loss: UpdateLoss, useRef: boolean, onPolicy: boolean, update: boolean, acc: { zero: boolean; finish: boolean } = { zero: true, finish: true }): Program {
+  const key = `${loss.kind}:${useRef}:${onPolicy}:${update}${acc.zero ? '' : ':add'}${acc.finish ? '' : ':open'}`;
   const cached = s.programs.get(key);
   if (cached) return cached;
   const n = m.layout.totalFloats;
   const N = s.B * s.T;
   const b = new ProgramBuilder();
   emitPrepare(b, m);
-  b.zero(m.grads, n).barrier();
+  if (acc.zero) b.zero(m.grads, n).barrier();
   emitForward(b, m, s);
   if (loss.kind === 'grpo') {
     // On-policy: the old log-probs ARE this forward's (ρ ≡ 1 exactly).
@@ -118,9 +123,9 @@ export function updateProgram(m: CpuPolicyMemory, s: TrainPlan, loss: UpdateLoss
   }
   b.barrier();
   emitBackward(b, m, s);
-  b.gradNorm(m.grads, n, m.partials, m.norm).barrier();
+  if (acc.finish) b.gradNorm(m.grads, n, m.partials, m.norm).barrier();
   // AdamW reads the loss (stats word 0) and the norm itself and writes nothing for a non-finite step.
-  if (update) b.adamw({ params: m.params, grads: m.grads, m: m.adamM, v: m.adamV, hyper: m.hyper, norm: m.norm, loss: m.stats + STATS.loss * F32, decayEnd: m.layout.decayEnd, n }).barrier();
+  if (update && acc.finish) b.adamw({ params: m.params, grads: m.grads, m: m.adamM, v: m.adamV, hyper: m.hyper, norm: m.norm, loss: m.stats + STATS.loss * F32, decayEnd: m.layout.decayEnd, n }).barrier();
   const p = m.own(b.finish(m.rt));
   s.programs.set(key, p);
   return p;

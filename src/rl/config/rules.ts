@@ -171,6 +171,7 @@ export const RULES: readonly RuleStep[] = [
 
   field('update.miniBatches', int('D_R/D_T', 1, 100_000, { crossMax: 'G of every stage' })),
   field('update.reuseEpochs', int('N_reuse', 1, 100)),
+  field('update.microBatchRows', int('micro', 1, 1_000_000, { unit: 'rows', nullable: true })),
   field('update.lr', num('η', 0, 1, { minOpen: true })),
   field('update.lrSchedule.mode', oneOf('η(k)', ['constant', 'cosine'])),
   field('update.lrSchedule.warmupSteps', int('W', 0, 1_000_000, { unit: 'steps' })),

@@ -124,6 +124,14 @@ export interface RunConfig {
     miniBatches: number;
     /** N_reuse: passes over each rollout batch. N_SGD = miniBatches · reuseEpochs. */
     reuseEpochs: number;
+    /**
+     * Rows per engine call (verl's ppo_micro_batch_size_per_gpu): each mini-batch's packed rows are
+     * trained in micro-batches of at most this many, their gradients accumulated into ONE optimizer
+     * step (src/rl/micro-batch.ts). Only memory changes: each token keeps the whole mini-batch's
+     * aggregation weight, so the step is the unsplit one up to float summation order. null: the
+     * whole mini-batch in one call. Rows are G × a power of two, so a value of that form pads no rows.
+     */
+    microBatchRows: number | null;
     /** η: AdamW peak learning rate; the schedule below scales it step by step (constant by default). */
     lr: number;
     /**
@@ -245,6 +253,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
   update: {
     miniBatches: 1,
     reuseEpochs: 1,
+    microBatchRows: null,
     // Tuned with sweeps (reports/tuning/ rounds 6–7, seeds 201–208, 200-step runs; the paper's 1e-6 is
     // for 7B): 6e-4 − 3e-4 = +0.7 [+0.0, +1.4] points of held-out gain at τ = 1.0 (n = 8; the same
     // +0.7 [+0.0, +1.4] against recipe v1 in round 1), −0.6 [−1.6, +0.4] at τ = 0.6 (within noise);

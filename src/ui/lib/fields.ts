@@ -92,6 +92,7 @@ export const CONFIG_FIELDS: readonly FieldMeta[] = [
   f('rollout.batchPrompts', 'strategy', 'Batch prompts', 'D_R: prompts per rollout batch (stages may override).'),
   f('truncation.mode', 'strategy', 'Truncated responses', "Truncated responses: 'none' = reward 0 counts (MAGIC); Adv-Mask-Before / -After zero their advantage."),
   f('update.miniBatches', 'strategy', 'Mini-batches', 'D_R / D_T: optimizer steps per rollout batch; > 1 is off-policy (N_SGD = mini-batches × reuse). The kept responses are shuffled and split into exactly this many equal parts, whatever rejection keeps. At most G.'),
+  f('update.microBatchRows', 'strategy', 'Micro-batch rows', "verl's ppo_micro_batch_size_per_gpu: rows per engine call; a mini-batch's gradients accumulate over its micro-batches into one optimizer step (same step, less memory). Empty = the whole mini-batch in one call."),
   f('update.reuseEpochs', 'strategy', 'Reuse epochs', 'N_reuse: passes over each rollout batch; MAGIC is on-policy (1).'),
   f('update.lr', 'strategy', 'Learning rate', 'AdamW peak learning rate (paper 1e-6 at 7B; a tiny char model needs ~1e-4…1e-3); the schedule below scales it step by step.', 1e-5),
   f('update.lrSchedule.mode', 'strategy', 'LR schedule', "η over the run: 'constant' (verl's default) or 'cosine' (half a cosine down to the floor at the last step; needs fixed-length stages). Logged as actor/lr."),

@@ -1,0 +1,99 @@
+/**
+ * Gradient accumulation over micro-batches (update.microBatchRows, verl's
+ * ppo_micro_batch_size_per_gpu): one mini-batch's packed rows are trained in several engine calls
+ * of at most `microRows` rows each, the gradients adding up (PolicyEngine.update's `accumulate`)
+ * into ONE optimizer step. The loss stays normalised over the whole mini-batch because each
+ * token's aggregation weight (packUpdateBatch → src/rl/aggregation.ts) is computed over the
+ * mini-batch before the split, so the micro-batches' gradients sum to the unsplit one.
+ *
+ * Every micro-batch has the same shape [microRows × T] (the last one padded with empty rows:
+ * PAD tokens, mask and weight 0, so they add nothing), so the engines build one plan and reuse it.
+ * Micro-batches that hold only padding rows are left out.
+ */
+import { combineStepStats, type Accumulate, type PolicyEngine, type StepStats, type UpdateBatch, type UpdateLoss, type UpdateOptions } from '../model/engine';
+import { PAD_ID } from '../tasks';
+
+/** Rows [from, from + size) of `batch` (rows past its end: PAD tokens, mask, weight and advantage 0). */
+export function sliceRows(batch: UpdateBatch, from: number, size: number): UpdateBatch {
+  const { T } = batch;
+  const have = Math.max(0, Math.min(size, batch.rows - from));
+  const a = from * T;
+  const n = size * T;
+  const part = <A extends Uint32Array | Float32Array>(x: A, fill: number): A => {
+    const out = new (x.constructor as { new (n: number): A })(n);
+    if (fill !== 0) out.fill(fill);
+    out.set(x.subarray(a, a + have * T));
+    return out;
+  };
+  const out: UpdateBatch = {
+    rows: size,
+    T,
+    temperature: batch.temperature,
+    tokens: part(batch.tokens, PAD_ID),
+    targets: part(batch.targets, PAD_ID),
+    mask: part(batch.mask, 0),
+    weights: part(batch.weights, 0),
+  };
+  if (batch.advantages) out.advantages = part(batch.advantages, 0);
+  if (batch.oldLogp) out.oldLogp = part(batch.oldLogp, 0);
+  if (batch.refLogp) out.refLogp = part(batch.refLogp, 0);
+  return out;
+}
+
+/** Whether rows [from, from + size) hold a token that enters the loss. */
+function hasLoss(batch: UpdateBatch, from: number, size: number): boolean {
+  const end = Math.min(batch.rows, from + size) * batch.T;
+  for (let i = from * batch.T; i < end; i++) if (batch.mask[i] !== 0) return true;
+  return false;
+}
+
+/**
+ * The row offsets of a batch's micro-batches of `microRows` rows: [0] (the whole batch in one
+ * call) when microRows is null or covers every row; otherwise every chunk that holds a loss token
+ * (at least the first).
+ */
+export function microBatchStarts(batch: UpdateBatch, microRows: number | null): number[] {
+  if (microRows === null || microRows >= batch.rows) return [0];
+  if (!Number.isInteger(microRows) || microRows < 1) throw new RangeError(`update.microBatchRows must be an integer ≥ 1 or null, got ${microRows}`);
+  const starts: number[] = [];
+  for (let r = 0; r < batch.rows; r += microRows) if (hasLoss(batch, r, microRows)) starts.push(r);
+  return starts.length > 0 ? starts : [0];
+}
+
+/** The accumulate mode of call i of n. */
+export function accumulateMode(i: number, n: number): Accumulate {
+  if (n === 1) return 'only';
+  return i === 0 ? 'first' : i === n - 1 ? 'last' : 'middle';
+}
+
+/**
+ * One optimizer step on `batch`, in micro-batches of at most `microRows` rows (null: one call,
+ * exactly PolicyEngine.update). Returns the mini-batch's statistics (combineStepStats).
+ */
+export async function accumulatedUpdate(policy: PolicyEngine, batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions, microRows: number | null): Promise<StepStats> {
+  if (microRows === null || microRows >= batch.rows) return policy.update(batch, loss, o);
+  const starts = microBatchStarts(batch, microRows);
+  const parts: StepStats[] = [];
+  for (let i = 0; i < starts.length; i++) {
+    parts.push(await policy.update(sliceRows(batch, starts[i], microRows), loss, { ...o, accumulate: accumulateMode(i, starts.length) }));
+  }
+  return combineStepStats(parts);
+}
+
+/**
+ * The reference log-probs of `batch` ([rows × T]), by forwards of at most `microRows` rows
+ * (null: one forward, as PolicyEngine.forward) — the reference's attention buffers are as large as
+ * the actor's.
+ */
+export async function microForwardLogp(policy: PolicyEngine, batch: UpdateBatch, microRows: number | null): Promise<Float32Array> {
+  const { rows, T, temperature } = batch;
+  if (microRows === null || microRows >= rows) return (await policy.forward(batch.tokens, batch.targets, rows, T, temperature)).logp;
+  const out = new Float32Array(rows * T);
+  for (let r = 0; r < rows; r += microRows) {
+    if (!hasLoss(batch, r, microRows)) continue;
+    const part = sliceRows(batch, r, microRows);
+    const { logp } = await policy.forward(part.tokens, part.targets, microRows, T, temperature);
+    out.set(logp.subarray(0, Math.min(microRows, rows - r) * T), r * T);
+  }
+  return out;
+}

@@ -131,9 +131,16 @@ function rolloutBatch(cfg: RunConfig): number {
  * The training shapes a run can build: per stage, rows = G·2^k for every k up to the largest
  * mini-batch of a full kept batch (trainer.ts pads a mini-batch's rows to G × a power of two, and
  * rejection keeps any number of groups; without rejection only the full batch's), T = longest
- * prompt + the stage's response limit.
+ * prompt + the stage's response limit. With update.microBatchRows, a shape of more rows is trained
+ * in micro-batches of exactly that many (src/rl/micro-batch.ts), so no shape has more.
  */
 export function runTrainShapes(cfg: RunConfig, stages: (i: number) => boolean = () => true): { rows: number; T: number }[] {
+  const micro = cfg.update.microBatchRows;
+  if (micro !== null) {
+    const whole = runTrainShapes({ ...cfg, update: { ...cfg.update, microBatchRows: null } }, stages);
+    const shapes = new Map(whole.map((s) => [`${Math.min(s.rows, micro)}x${s.T}`, { rows: Math.min(s.rows, micro), T: s.T }]));
+    return [...shapes.values()];
+  }
   const prompt = maxPromptTokens(cfg.data.families, cfg.data.difficulty);
   const out: { rows: number; T: number }[] = [];
   cfg.stages.forEach((_, i) => {

@@ -86,6 +86,16 @@ describe('resource check', () => {
     expect(estimateRun(cfg, 'wasm').policy.buffers.filter((b) => b.name === 'KV cache')[0].shape).toContain(`${rolloutBatchSize(cfg)}·`);
   });
 
+  it('with update.microBatchRows, no training shape has more rows (the trainer splits larger mini-batches)', () => {
+    const cfg = over({ rollout: { batchPrompts: 5, groupSize: 4 }, update: { miniBatches: 2, microBatchRows: 8 } });
+    const prompt = runTrainShapes(cfg)[0].T - cfg.stages[0].maxResponseLength;
+    expect(runTrainShapes(cfg)).toEqual([4, 8].map((rows) => ({ rows, T: prompt + 16 })).concat([4, 8].map((rows) => ({ rows, T: prompt + 24 }))));
+    const whole = over({ rollout: { batchPrompts: 5, groupSize: 4 }, update: { miniBatches: 2 } });
+    expect(estimateRun(cfg, 'wasm').policy.total).toBeLessThan(estimateRun(whole, 'wasm').policy.total);
+    // A micro size above every mini-batch changes nothing.
+    expect(runTrainShapes(over({ rollout: { batchPrompts: 5, groupSize: 4 }, update: { miniBatches: 2, microBatchRows: 64 } }))).toEqual(runTrainShapes(whole));
+  });
+
   it('restates the WebGPU scratch sizes of src/gpu/kernels exactly', () => {
     for (const n of [1, 100, 2048, 106_000, 1e7]) {
       expect(gpuGradNormScratchFloats(n)).toBe(gradNormScratchFloats(n));
@@ -174,13 +184,24 @@ describe('resource check', () => {
 
 describe('resource check of the model ladder', () => {
   it("passes the small rung's default config on WebGPU default limits on a modest laptop", () => {
-    // (Its 128-row batches need 3.8 GiB on the CPU engine and 4.6 GiB on a software adapter, and
-    // medium's attention buffer is 433 MiB: those are refused, naming the rung, until the rungs'
-    // rollout sizes are set for them.)
+    // (The medium rung fits by micro-batches: the next case.)
     const cfg = getPreset('magic', 'small');
     expect(() => checkRunResources(cfg, { engine: WEBGPU_DEFAULT, host: LAPTOP })).not.toThrow();
     expect(() => checkEvalResources(cfg, { problems: 64, k: 8, batch: 128 }, { engine: WASM_SMALL, host: LAPTOP })).not.toThrow();
     expect(() => checkRunResources(getPreset('magic', 'tiny'), { engine: WASM_SMALL, host: LAPTOP })).not.toThrow();
+  });
+
+  it("passes the medium rung's default (micro-batches of 16 rows) on WebGPU's default limits and the CPU engine's 2 GiB; the whole mini-batch fits neither", () => {
+    const cfg = getPreset('magic', 'medium');
+    expect(cfg.update.microBatchRows).toBe(16);
+    expect(() => checkRunResources(cfg, { engine: WEBGPU_DEFAULT, host: LAPTOP })).not.toThrow();
+    expect(() => checkRunResources(cfg, { engine: { ...WEBGPU_DEFAULT, software: true }, host: LAPTOP })).not.toThrow();
+    expect(() => checkRunResources(cfg, { engine: WASM, host: LAPTOP })).not.toThrow();
+    expect(() => checkRunResources(cfg, { engine: { ...WASM, threads: 2 }, host: LAPTOP })).not.toThrow();
+    expect(estimateRun(cfg, 'webgpu').policy.largest.bytes).toBeLessThanOrEqual(WEBGPU_DEFAULT.engine === 'webgpu' ? WEBGPU_DEFAULT.maxStorageBufferBindingSize : 0);
+    const whole = { ...cfg, update: { ...cfg.update, microBatchRows: null } };
+    expect(refusal(() => checkRunResources(whole, { engine: WEBGPU_DEFAULT, host: LAPTOP })).message).toMatch(/attention probabilities, rows·H·T·T = 128·8·411·411 f32\); this adapter's maxStorageBufferBindingSize is 128 MiB — the medium rung's model/);
+    expect(refusal(() => checkRunResources(whole, { engine: WASM, host: LAPTOP })).message).toMatch(/WebAssembly memory holds at most 2 GiB — the medium rung's model/);
   });
 
   it('refuses the small rung on an artificially tiny engine with one line naming the rung', () => {

@@ -62,6 +62,10 @@ const RUNG_DEFS: Record<RungName, Rung> = {
         { maxResponseLength: 192, steps: 200 },
         { maxResponseLength: 384, steps: 200 },
       ],
+      // Micro-batches of 16 rows (2 groups): the attention probabilities of 16·8·411·411 f32 (82.5 MiB)
+      // fit WebGPU's default 128 MiB binding and the training arena the CPU engine's 2 GiB (1.7 GiB
+      // in all at 16 threads); the whole 128-row mini-batch's 660 MiB fit neither (docs/ladder.md).
+      update: { microBatchRows: 16 },
     },
     baseFile: 'checkpoints/base-medium.mlck',
     delivery: 'on-demand',

@@ -18,7 +18,7 @@ import type { StepStats } from './step';
 export type { AdamWOptions, GrpoLossOptions, KlType, SamplerOptions } from './engine-types';
 export type { GenerateRequest, GenerateResult, FinishReason } from './engine-types';
 export type { StepStats } from './step';
-export { combineStepStats } from './step';
+export { combineStepStats } from './step-stats';
 /** Device faults (src/gpu/faults.ts), for the layers above that recover from them without importing src/gpu. */
 export { DeviceLostError, GpuUncapturedError, isDeviceFault, describeLoss, type DeviceLossInfo } from '../gpu/faults';
 

@@ -1,6 +1,7 @@
 /** `magic-lab sft`: supervised warm start on imperfect synthetic traces; writes the base checkpoint. */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { ConfigError } from '../model/config';
 import { DivergenceError } from '../rl/divergence';
 import { rungSftDefaults, runSft, validateSftConfig, type SftConfig } from '../rl/sft';
@@ -20,6 +21,7 @@ export const SFT_FLAGS: Record<string, FlagSpec> = {
   'eval-every': { type: 'int', min: 0, help: 'held-out avg@k every N steps' },
   out: { type: 'string', help: 'checkpoint file to write (default: the rung\'s base, public/checkpoints/base.mlck for tiny, base-small.mlck, base-medium.mlck)' },
   resume: { type: 'string', help: 'continue the warm start saved in this checkpoint (up to --steps in total)' },
+  'weights-only': { type: 'bool', help: 'write the final checkpoint without its AdamW state (a third of the size; how the small base ships — RL never reads a base\'s AdamW, and the .stepN snapshots keep it for --resume)' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
   help: { type: 'bool', help: 'show this help' },
@@ -101,9 +103,16 @@ async function runSftTo(cfg: SftConfig, out: string, flags: Record<string, unkno
       throw e;
     });
     mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, res.checkpoint);
-    log(`wrote ${out} (${res.checkpoint.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);
+    const bytes = flags['weights-only'] ? withoutAdam(res.checkpoint) : res.checkpoint;
+    writeFileSync(out, bytes);
+    log(`wrote ${out} (${bytes.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);
   } finally {
     backend.destroy();
   }
+}
+
+/** The same checkpoint without its AdamW moments: parameters and meta (the SFT config, state and eval) kept. */
+function withoutAdam(bytes: Uint8Array): Uint8Array {
+  const c = decodeCheckpoint(bytes, 'sft result');
+  return encodeCheckpoint({ model: c.model, params: c.params, meta: c.meta });
 }

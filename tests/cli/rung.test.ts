@@ -36,13 +36,13 @@ describe('--rung on the command line', () => {
     });
   }
 
-  it('train --rung small without its base checkpoint: exit 2, says how to build it, writes nothing', async () => {
-    expect(existsSync(rungBasePath('small'))).toBe(false); // not built on this branch; remove this line once it ships
-    const out = join(dir, 'small-run');
-    const r = await run('train', '--rung', 'small', '--out', out, '--quiet');
+  it('train --rung medium without its base checkpoint: exit 2, says how to build it, writes nothing', async () => {
+    expect(existsSync(rungBasePath('medium'))).toBe(false); // not built yet; point this test at a missing file once it ships
+    const out = join(dir, 'medium-run');
+    const r = await run('train', '--rung', 'medium', '--out', out, '--quiet');
     expect(r.code).toBe(2);
     expect(r.errLines).toHaveLength(1);
-    expect(r.err).toMatch(/--rung small: public\/checkpoints\/base-small\.mlck .*does not exist; build it with `magic-lab sft --rung small`, or start from random init with --base none/);
+    expect(r.err).toMatch(/--rung medium: public\/checkpoints\/base-medium\.mlck .*does not exist; build it with `magic-lab sft --rung medium`, or start from random init with --base none/);
     expect(existsSync(out)).toBe(false);
   });
 

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Banners } from './components/Banners';
 import { Charts } from './components/Charts';
 import { CheckpointPanel } from './components/CheckpointPanel';
@@ -19,15 +19,31 @@ import { TryThis } from './components/TryThis';
 import { ViewTabs } from './components/ViewTabs';
 import { startLab } from './lab';
 import { shownFor } from './lib/teach';
+import { projectorFromUrl, withProjector } from './lib/view';
 import { useLab } from './store';
 
-/** Single page, TensorFlow-Playground style: controls left, charts centre, runs and device right. */
+/**
+ * Single page, TensorFlow-Playground style: controls left, charts centre, runs and device right.
+ * The run controls are their own grid area so a phone can show them, then the charts, then the
+ * presets, stages and configuration (style.css); a side column with nothing shown is not drawn.
+ */
 export function App() {
   const device = useLab((s) => s.device);
   const view = useLab((s) => s.view);
   // Teacher mode (lib/teach.ts): hidden controls are not rendered at all.
   const teacher = useLab((s) => s.teacher);
   const shown = shownFor(useLab((s) => s.hidden));
+  // view=projector: large chart text and thick lines for a classroom screen (lib/view.ts, style.css).
+  const [projector, setProjector] = useState(() => projectorFromUrl(location.search));
+  const toggleProjector = () => {
+    const on = !projector;
+    setProjector(on);
+    const search = withProjector(location.search, on);
+    if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
+  };
+  const engineShown = device.status === 'ready' && shown('engine');
+  const rightShown = shown('runs') || shown('checkpoints') || engineShown;
+  const leftShown = shown('presets') || shown('stages') || shown('config');
   useEffect(() => {
     let stop: (() => void) | undefined;
     let cancelled = false;
@@ -39,7 +55,7 @@ export function App() {
   }, []);
 
   return (
-    <main className="lab">
+    <main className={`lab${projector ? ' projector' : ''}`}>
       <header className="top">
         <div>
           <h1>MAGIC Lab</h1>
@@ -50,6 +66,10 @@ export function App() {
             Starting the engine…
           </p>
         )}
+        <span className="spacer" />
+        <button className={`mini view-toggle${projector ? ' on' : ''}`} aria-pressed={projector} onClick={toggleProjector} data-testid="projector-toggle" title="Projector view: large chart text and thick lines (view=projector in the link)">
+          Projector view
+        </button>
       </header>
       <Banners />
       <RunAccessBanner />
@@ -57,17 +77,21 @@ export function App() {
       {device.status === 'no-engine' || device.status === 'error' ? (
         <NoWebGpu reason={device.status === 'no-engine' ? device.reason : device.message} />
       ) : (
-        <div className="layout">
-          <aside className="left" aria-label="Run controls, stages and configuration">
+        <div className={`layout${rightShown ? '' : ' no-right'}`}>
+          <div className="run-controls">
             <Controls />
-            {shown('presets') && (
-              <section className="panel">
-                <PresetPicker />
-              </section>
-            )}
-            {shown('stages') && <StageEditor />}
-            {shown('config') && <ConfigPanel />}
-          </aside>
+          </div>
+          {leftShown && (
+            <aside className="left" aria-label="Presets, stages and configuration">
+              {shown('presets') && (
+                <section className="panel">
+                  <PresetPicker />
+                </section>
+              )}
+              {shown('stages') && <StageEditor />}
+              {shown('config') && <ConfigPanel />}
+            </aside>
+          )}
           <div className="centre">
             {(shown('explainer') || shown('try')) && (
               <div className="learn">
@@ -86,11 +110,13 @@ export function App() {
               </>
             )}
           </div>
-          <aside className="right" aria-label="Runs, checkpoints and engine">
-            {shown('runs') && <RunsPanel />}
-            {shown('checkpoints') && <CheckpointPanel />}
-            {device.status === 'ready' && shown('engine') && <DeviceInfo engine={device.engine} />}
-          </aside>
+          {rightShown && (
+            <aside className="right" aria-label="Runs, checkpoints and engine">
+              {shown('runs') && <RunsPanel />}
+              {shown('checkpoints') && <CheckpointPanel />}
+              {engineShown && device.status === 'ready' && <DeviceInfo engine={device.engine} />}
+            </aside>
+          )}
         </div>
       )}
     </main>

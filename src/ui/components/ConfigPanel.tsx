@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { errorField, errorTarget } from '../lib/fielderror';
 import { CONFIG_FIELDS, GROUP_ORDER, GROUP_TITLES, type FieldGroup } from '../lib/fields';
 import { shownFor } from '../lib/teach';
@@ -5,6 +6,22 @@ import { isLive, useLab } from '../store';
 import { ConfigField } from './ConfigField';
 
 const OPEN: readonly FieldGroup[] = ['run', 'data', 'strategy', 'loss', 'entropy'];
+/** Below this width the configuration is one collapsed box after the charts (style.css puts it there). */
+export const COLLAPSE_QUERY = '(max-width: 700px)';
+
+/** Whether the screen is as narrow as `query`, kept up to date as the window changes. */
+function useMedia(query: string): boolean {
+  const [on, setOn] = useState(() => typeof matchMedia === 'function' && matchMedia(query).matches);
+  useEffect(() => {
+    if (typeof matchMedia !== 'function') return;
+    const m = matchMedia(query);
+    const update = () => setOn(m.matches);
+    update();
+    m.addEventListener('change', update);
+    return () => m.removeEventListener('change', update);
+  }, [query]);
+  return on;
+}
 
 /** Every RunConfig field, grouped as the paper groups them. Locked while a run is live (stages excepted). */
 export function ConfigPanel() {
@@ -13,9 +30,9 @@ export function ConfigPanel() {
   const shown = shownFor(useLab((s) => s.hidden));
   const focusField = useLab((s) => s.focusField);
   const target = errorTarget(errorField(error));
-  return (
-    <section className="panel config" data-testid="config-panel">
-      <h2>Configuration</h2>
+  const narrow = useMedia(COLLAPSE_QUERY);
+  const body = (
+    <>
       {live && <p className="hint">Locked while a run is live (Reset to edit). Future stages can still change below.</p>}
       {error && (
         <p className="field-error" data-testid="config-error" role="alert">
@@ -39,6 +56,23 @@ export function ConfigPanel() {
           ))}
         </details>
       ))}
+    </>
+  );
+  // On a phone: collapsed until asked for (an error's "Show the field" opens it, useFocusFlash).
+  if (narrow)
+    return (
+      <details className="panel config" data-testid="config-panel">
+        <summary className="config-summary">
+          <h2>Configuration</h2>
+          {error && <span className="field-error small">has an error</span>}
+        </summary>
+        {body}
+      </details>
+    );
+  return (
+    <section className="panel config" data-testid="config-panel">
+      <h2>Configuration</h2>
+      {body}
     </section>
   );
 }

@@ -3,7 +3,8 @@
  * lays MathML Core out natively (Chromium 109+, Firefox, Safari). Elements are created with
  * createElement (React renders them in the MathML namespace); children are varargs, so no keys.
  */
-import { createElement, type ReactNode } from 'react';
+import { createElement, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { fitFontSize } from '../lib/view';
 
 const el =
   (tag: string) =>
@@ -33,7 +34,30 @@ export const space = () => createElement('mspace', { width: '0.5em' });
 export const linked = (node: ReactNode, field: string, onPick: (field: string) => void) =>
   createElement('mrow', { className: 'eq-link', 'data-field': field, onClick: () => onPick(field) }, node);
 
-/** A display equation; `label` is its plain-text reading (screen readers, and where MathML is not laid out). */
+/**
+ * A display equation; `label` is its plain-text reading (screen readers, and where MathML is not laid out).
+ * It shrinks to fit its container's width (a phone, a narrow column) instead of scrolling sideways:
+ * measured at the stylesheet's size, then given the font size that fits (lib/view.ts fitFontSize).
+ */
 export function Equation({ label, children }: { label: string; children: ReactNode }) {
-  return createElement('math', { display: 'block', 'aria-label': label, title: label }, children);
+  const ref = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    const math = ref.current;
+    const box = math?.parentElement;
+    if (!math || !box) return;
+    let width = -1;
+    const fit = () => {
+      if (box.clientWidth === width) return;
+      width = box.clientWidth;
+      math.style.fontSize = '';
+      const base = parseFloat(getComputedStyle(math).fontSize);
+      const size = fitFontSize(base, box.scrollWidth, box.clientWidth);
+      if (size !== base) math.style.fontSize = `${size}px`;
+    };
+    fit();
+    const ro = new ResizeObserver(fit);
+    ro.observe(box);
+    return () => ro.disconnect();
+  }, []);
+  return createElement('math', { ref, display: 'block', 'aria-label': label, title: label }, children);
 }

@@ -96,7 +96,7 @@ export function TryThis() {
                 })}
               </div>
               <div className="buttons wrap try-play-buttons">
-                <button className="mini" onClick={() => playCard(e, keys)} disabled={!ready} data-testid={`try-${e.id}-run`} title="Train the arms one after another (an identical finished run is reused) and overlay them">
+                <button className="mini primary-action" onClick={() => playCard(e, keys)} disabled={!ready} data-testid={`try-${e.id}-run`} title="Train the arms one after another (an identical finished run is reused) and overlay them">
                   ▶ Run {arms.length === 2 ? 'both' : `all ${arms.length}`}
                 </button>
                 {hasRef && (

@@ -16,8 +16,8 @@ export function useFocusFlash<T extends HTMLElement>(target: string) {
   useEffect(() => {
     const el = ref.current;
     if (!seq || !el) return;
-    const group = el.closest('details');
-    if (group && !group.open) group.open = true;
+    // Every collapsed box around it: its group, and on a phone the configuration itself.
+    for (let d = el.closest('details'); d; d = d.parentElement?.closest('details') ?? null) if (!d.open) d.open = true;
     el.scrollIntoView({ block: 'center' });
     el.querySelector<HTMLElement>('input:not([disabled]), select:not([disabled]), button:not([disabled])')?.focus({ preventScroll: true });
     setFlash(true);

@@ -8,9 +8,9 @@ import { DEFAULT_PRESET, DEFAULT_RUNG, decodeConfigFromUrlParams, encodeConfigTo
 
 /**
  * URL parameters that belong to the page, not the config: run (the run to show), backend (auto,
- * webgpu or wasm), and teacher mode's teacher, hide and try (lib/teach.ts).
+ * webgpu or wasm), teacher mode's teacher, hide and try (lib/teach.ts), and view (lib/view.ts).
  */
-export const PAGE_PARAMS = ['run', 'backend', 'teacher', 'hide', 'try'] as const;
+export const PAGE_PARAMS = ['run', 'backend', 'teacher', 'hide', 'try', 'view'] as const;
 
 /** The engine asked for by the URL's backend= (auto when absent or unknown). */
 export function backendFromUrl(search: string): BackendChoice {

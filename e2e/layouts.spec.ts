@@ -1,0 +1,128 @@
+/**
+ * Phone and projector layouts (#28 item 4): on a phone the run controls come first, then the charts,
+ * then the collapsed configuration; every control is a tap target of at least 24 × 24 px (44 px tall
+ * for the primary actions); equations fit their column; teacher mode's hidden panels leave no empty
+ * column; view=projector draws the charts' text larger.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { openLab } from './helpers';
+
+const PHONE = { width: 390, height: 844 };
+
+/** Every visible interactive element smaller than 24 × 24 px, described (inline links in a sentence are exempt, as in WCAG 2.5.8). */
+const smallTargets = (page: Page) =>
+  page.evaluate(() => {
+    const sel = 'button, a[href], input:not([type="hidden"]), select, textarea, summary, [role="button"], [tabindex]:not([tabindex="-1"])';
+    const out: string[] = [];
+    for (const el of document.querySelectorAll<HTMLElement>(sel)) {
+      if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: false })) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (el.tagName === 'A' && el.closest('p, li') && getComputedStyle(el).display === 'inline') continue;
+      if (r.width < 23.5 || r.height < 23.5) {
+        const id = el.dataset.testid ?? el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 20) ?? '';
+        out.push(`${el.tagName.toLowerCase()}${el.className ? '.' + String(el.className).split(' ').join('.') : ''} "${id}" ${r.width.toFixed(0)}×${r.height.toFixed(0)}`);
+      }
+    }
+    return out;
+  });
+
+test('phone 390×844: controls, then charts within two screens, config collapsed; every control ≥ 24 px', async ({ page }) => {
+  await page.setViewportSize(PHONE);
+  await openLab(page, '/?preset=magic-tiny');
+  const top = async (testid: string) => (await page.getByTestId(testid).boundingBox())!.y;
+  // Order: run controls, then the first chart, then the configuration.
+  const controls = await top('controls');
+  const chart = await top('chart-entropy');
+  const config = await top('config-panel');
+  expect(controls).toBeLessThan(chart);
+  expect(chart, 'first chart within the first two screen heights').toBeLessThan(2 * PHONE.height);
+  expect(config).toBeGreaterThan(chart);
+  // The configuration is collapsed; an error's "Show the field" opens it.
+  await expect(page.getByTestId('config-panel')).not.toHaveAttribute('open', '');
+  await expect(page.getByTestId('field-data.trainSize')).toBeHidden();
+
+  // Tap targets, before a run and after one step (the inspector's tokens, the run rows).
+  expect(await smallTargets(page), 'controls under 24 × 24 px').toEqual([]);
+  await page.getByTestId('step').click();
+  await expect(page.getByTestId('step-counter')).toHaveText('1', { timeout: 60_000 });
+  await expect(page.getByTestId('rollouts').getByTestId('token').first()).toBeVisible();
+  await page.getByTestId('config-panel').locator('summary').first().click();
+  await expect(page.getByTestId('field-data.trainSize')).toBeVisible();
+  await page.getByTestId('try-this').locator('summary').first().click();
+  await expect(page.getByTestId('try-temperature-run')).toBeVisible();
+  expect(await smallTargets(page), 'controls under 24 × 24 px after a step, config and Try this open').toEqual([]);
+  for (const id of ['play', 'try-temperature-run']) expect((await page.getByTestId(id).boundingBox())!.height, `${id} is a primary action`).toBeGreaterThanOrEqual(44);
+  const token = await page.getByTestId('rollouts').getByTestId('token').first().boundingBox();
+  expect(token!.height).toBeGreaterThanOrEqual(24);
+});
+
+test('phone: a config error in the collapsed configuration is shown by "Show the field"', async ({ page }) => {
+  await page.setViewportSize(PHONE);
+  await openLab(page, '/?preset=magic-tiny');
+  const summary = page.getByTestId('config-panel').locator('summary').first();
+  const trainSize = page.getByTestId('field-data.trainSize');
+  await summary.click();
+  await trainSize.fill('0');
+  await summary.click();
+  await expect(trainSize).toBeHidden();
+  await expect(summary).toContainText('has an error');
+  await page.getByTestId('play-blocked-show').click();
+  await expect(trainSize).toBeVisible();
+  await expect(trainSize).toBeFocused();
+});
+
+for (const size of [PHONE, { width: 820, height: 1180 }]) {
+  test(`${size.width}×${size.height}: the equations fit their column, no sideways scrollbar`, async ({ page }) => {
+    await page.setViewportSize(size);
+    await openLab(page, '/?preset=magic-tiny');
+    await page.getByTestId('explainer').locator('summary').click();
+    const boxes = page.getByTestId('explainer').locator('.eq');
+    expect(await boxes.count()).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => boxes.evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth).length)).toBe(0);
+    // The loss equation is shrunk, not cut: still readable.
+    const loss = page.getByTestId('eq-loss').locator('math');
+    expect(parseFloat(await loss.evaluate((m) => getComputedStyle(m).fontSize))).toBeGreaterThanOrEqual(7);
+  });
+}
+
+test('teacher mode 1440×1000: hiding every right panel leaves no empty column', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 1000 });
+  await page.goto('/?preset=magic-tiny&teacher=1&hide=runs,checkpoints,engine');
+  await expect(page.getByTestId('reset')).toBeEnabled({ timeout: 60_000 });
+  await expect(page.locator('.right')).toHaveCount(0);
+  const centre = (await page.locator('.centre').boundingBox())!;
+  const lab = (await page.locator('main.lab').boundingBox())!;
+  // The charts reach the page's right edge (its padding only).
+  expect(lab.x + lab.width - (centre.x + centre.width)).toBeLessThan(24);
+  // Hiding one of them in the teacher bar brings the column back.
+  await page.getByTestId('hide-runs').uncheck();
+  await expect(page.locator('.right')).toBeVisible();
+  expect((await page.locator('.centre').boundingBox())!.width).toBeLessThan(centre.width - 200);
+});
+
+test('projector view: larger chart text and thicker lines than the default, by link and by toggle', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 1000 });
+  const tickSize = () => page.getByTestId('chart-entropy').locator('text.recharts-cartesian-axis-tick-value').first().evaluate((t) => parseFloat(getComputedStyle(t).fontSize));
+  await openLab(page, '/?preset=magic-tiny');
+  const normal = await tickSize();
+  await page.getByTestId('projector-toggle').click();
+  await expect(page.getByTestId('projector-toggle')).toHaveAttribute('aria-pressed', 'true');
+  expect(page.url()).toContain('view=projector');
+  expect(await tickSize()).toBeGreaterThan(normal * 1.3);
+
+  await openLab(page, '/?preset=magic-tiny&view=projector');
+  await expect(page.getByTestId('projector-toggle')).toHaveAttribute('aria-pressed', 'true');
+  expect(await tickSize()).toBeGreaterThan(normal * 1.3);
+  // Two steps: a line needs two points to be drawn.
+  for (const n of ['1', '2']) {
+    await page.getByTestId('step').click();
+    await expect(page.getByTestId('step-counter')).toHaveText(n, { timeout: 60_000 });
+  }
+  const line = page.getByTestId('chart-entropy').locator('.recharts-line-curve').first();
+  expect(parseFloat(await line.evaluate((p) => getComputedStyle(p).strokeWidth))).toBeGreaterThanOrEqual(3);
+  // The config still loads from the same link (view= is the page's, not a config field).
+  await expect(page.getByTestId('config-error')).toHaveCount(0);
+  await page.getByTestId('projector-toggle').click();
+  expect(page.url()).not.toContain('view=');
+});

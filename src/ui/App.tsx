@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect } from 'react';
 import { Banners } from './components/Banners';
 import { Charts } from './components/Charts';
 import { CheckpointPanel } from './components/CheckpointPanel';
@@ -34,7 +34,9 @@ export function App() {
   const teacher = useLab((s) => s.teacher);
   const shown = shownFor(useLab((s) => s.hidden));
   // view=projector: large chart text and thick lines for a classroom screen (lib/view.ts, style.css).
-  const [projector, setProjector] = useState(() => projectorFromUrl(location.search));
+  const projector = useLab((s) => s.projector);
+  const setProjector = useLab((s) => s.setProjector);
+  useLayoutEffect(() => setProjector(projectorFromUrl(location.search)), [setProjector]);
   const toggleProjector = () => {
     const on = !projector;
     setProjector(on);

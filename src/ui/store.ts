@@ -147,6 +147,8 @@ export interface ReferenceSlice {
   referenceSeeds: boolean;
   /** The centre column: training curves or the Findings view. */
   view: LabView;
+  /** view=projector (lib/view.ts): the charts draw taller, with room for their larger tick text. */
+  projector: boolean;
   /** The finding (or sweep) the Findings view shows. */
   selectedFinding: string | null;
   /** The queue of "Run this finding here" (the last one, kept after it ends). */
@@ -156,6 +158,7 @@ export interface ReferenceSlice {
   setOverlayReference(name: string | null): void;
   toggleReferenceSeeds(): void;
   setView(v: LabView): void;
+  setProjector(on: boolean): void;
   selectFinding(name: string | null): void;
   setQueue(q: RunQueue | null): void;
 }
@@ -340,6 +343,7 @@ export const createLabStore = (preset = 'magic') =>
     overlayReference: null,
     referenceSeeds: false,
     view: 'training',
+    projector: false,
     selectedFinding: null,
     queue: null,
     setReferenceIndex: (referenceIndex) => set({ referenceIndex }),
@@ -347,6 +351,7 @@ export const createLabStore = (preset = 'magic') =>
     setOverlayReference: (overlayReference) => set({ overlayReference }),
     toggleReferenceSeeds: () => set((s) => ({ referenceSeeds: !s.referenceSeeds })),
     setView: (view) => set({ view }),
+    setProjector: (projector) => set({ projector }),
     selectFinding: (selectedFinding) => set({ selectedFinding }),
     setQueue: (queue) => set({ queue }),
   }));

@@ -8,6 +8,7 @@ import { mergeReferenceRows, refBandKey, referenceLegends, referenceSeries, refM
 import type { ReferenceFile } from '../lib/reference';
 import type { RunData } from '../../io/runfile';
 import { fitDomain } from '../lib/findingview';
+import { useLab } from '../store';
 import { useStaggered } from '../lib/stagger';
 import { compactTooltip, EVENT_COLOURS, EventLabels } from './ChartParts';
 import { useChartHover } from './useChartHover';
@@ -127,9 +128,13 @@ const TARGET_LABEL = { position: 'insideBottomRight' as const, content: targetLa
  */
 const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
 const NONE: never[] = [];
+/** A chart's height (px) in projector view (style.css .projector .chart-box matches it). */
+const PROJECTOR_HEIGHT = 260;
 
 /** One live chart (x = step): every drawn run × series, stage boundaries, hover values. */
 export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoothing, log: logIn, onToggleLog, boundaries: boundariesIn, entropyTarget: targetIn, reference = null, referenceSeeds = false, runColours, picker, events: eventsIn = NONE, explanation, syncId = 'steps', family = 'train' }: Props) {
+  // view=projector: a taller chart and wider axes for the larger tick text (style.css .projector).
+  const projector = useLab((s) => s.projector);
   const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NONE), [spec, reference]);
   const latest = useMemo(() => {
     // Held-out series are keyed per run (its own eval k and temperatures).
@@ -253,8 +258,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       <>
         <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
         <XAxis dataKey="step" type="number" domain={X_DOMAIN} allowDecimals={false} interval={0} tick={AxisTick} />
-        <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={yDomain} allowDataOverflow={log} interval={0} tick={AxisTick} width={44} />
-        {hasRight && <YAxis yAxisId="r" orientation="right" domain={RIGHT_DOMAIN} interval={0} tick={AxisTick} width={30} />}
+        <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={yDomain} allowDataOverflow={log} interval={0} tick={AxisTick} width={projector ? 64 : 44} />
+        {hasRight && <YAxis yAxisId="r" orientation="right" domain={RIGHT_DOMAIN} interval={0} tick={AxisTick} width={projector ? 44 : 30} />}
         {hover && (spec.compactTooltip ? <Tooltip isAnimationActive={false} content={CompactTooltip} /> : <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />)}
         {stageLines.map((b) => (
           <ReferenceLine key={b.step} className="stage-mark" yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: STAGE_LABEL_POSITION, content: stageLabel(b.stage) }} />
@@ -285,19 +290,19 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         )}
       </>
     ),
-    [log, yDomain, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines, stacked, spec.compactTooltip],
+    [log, yDomain, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines, stacked, spec.compactTooltip, projector],
   );
   // The page re-renders this component on every store change (run state, samples); the chart
   // itself re-renders only when what it draws changed (each chart render is a store dispatch).
   const chart = useMemo(
     () => (
-      <ResponsiveContainer width="100%" height={170}>
+      <ResponsiveContainer width="100%" height={projector ? PROJECTOR_HEIGHT : 170}>
         <ComposedChart data={empty ? PLACEHOLDER_ROWS : rows} margin={hasRight ? MARGIN_RIGHT_AXIS : MARGIN} syncId={syncId} syncMethod="value">
           {parts}
         </ComposedChart>
       </ResponsiveContainer>
     ),
-    [empty, rows, hasRight, parts, syncId],
+    [empty, rows, hasRight, parts, syncId, projector],
   );
   const legendLines = runs.length === 0 && refLegend.length > 0 ? NONE : lines;
   // The PNG: the chart's SVG (axes, grid, lines, marks) under its title, the x axis named, the legend below (lib/chartpng.ts).

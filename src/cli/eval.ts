@@ -19,6 +19,8 @@ export const EVAL_FLAGS: Record<string, FlagSpec> = {
   temperatures: { type: 'string', help: 'comma-separated, default 1,0.6' },
   preset: { type: 'string', help: 'data/stage config for a base checkpoint (default magic); run checkpoints use their own' },
   rung: { ...RUNG_FLAG, help: `with --preset: ${RUNG_FLAG.help}` },
+  families: { type: 'string', help: 'with a base checkpoint: comma-separated task families to test on instead of the preset\'s, e.g. multiply' },
+  difficulty: { type: 'int', min: 1, help: 'with a base checkpoint: the task level instead of the preset\'s (at most the families\' hardest)' },
   seed: { type: 'int', min: 0, help: 'sampling seed (default 0)' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
@@ -38,8 +40,13 @@ export async function evalCommand(argv: string[], log: (s: string) => void = con
   const rung = parseRungFlag(flags.rung) ?? rungOf({ model: ck.model }) ?? undefined;
   let cfg: RunConfig;
   try {
-    cfg = meta.kind === 'run' ? meta.config : validateRunConfig({ model: ck.model }, getPreset(String(flags.preset ?? 'magic'), rung));
+    const data: Record<string, unknown> = {};
+    if (flags.families !== undefined) data.families = String(flags.families).split(',');
+    if (flags.difficulty !== undefined) data.difficulty = flags.difficulty;
+    if (meta.kind === 'run' && Object.keys(data).length > 0) throw new UsageError('--families/--difficulty: a run checkpoint is evaluated on its own data; give a base checkpoint');
+    cfg = meta.kind === 'run' ? meta.config : validateRunConfig({ model: ck.model, data }, getPreset(String(flags.preset ?? 'magic'), rung));
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     if (e instanceof ConfigError) throw new UsageError(`config: ${e.message}`);
     throw new UsageError(`--preset: ${(e as Error).message}`);
   }

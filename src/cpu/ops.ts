@@ -30,6 +30,8 @@ export const OP = {
   ADAMW: 25,
   SAMPLE: 26,
   ZERO: 27,
+  PEAK: 28,
+  TRIAD: 29,
 } as const;
 export type OpName = keyof typeof OP;
 
@@ -37,6 +39,8 @@ export type OpName = keyof typeof OP;
 export const COMMAND_WORDS = 16;
 /** Floats per partial sum of the gradient norm (src/cpu/assembly/optimizer.ts). */
 export const NORM_CHUNK = 8192;
+/** f32x4 chains of the peak loop (src/cpu/assembly/roofline.ts): its output is this many vectors per thread. */
+export const PEAK_ACCS = 12;
 
 /** matmulNN / matmulTN flags. */
 export const MM_ACCUMULATE = 1;

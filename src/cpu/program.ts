@@ -151,6 +151,21 @@ export class ProgramBuilder {
   sample(a: { logits: number; tokens: number; seqs: number; sampleLogp: number; sampleEntropy: number; opts: number; scratch: number; scratchStride: number; V: number; stride: number; contextLength: number; posPtr: number; B: number }): this {
     return this.cmd('SAMPLE', a.logits, a.tokens, a.seqs, a.sampleLogp, a.sampleEntropy, a.opts, a.scratch, a.scratchStride, a.V, a.stride, a.contextLength, a.posPtr, a.B);
   }
+
+  /** The roofline's compute ceiling: threads below `active` each run `iters` steps of PEAK_ACCS chains acc = acc·m + a, writing them at out + tid·PEAK_ACCS·16. */
+  peak(a: { out: number; iters: number; active: number; m: number; add: number; start: number }): this {
+    return this.cmd('PEAK', a.out, a.iters, a.active, f32Bits(a.m), f32Bits(a.add), f32Bits(a.start));
+  }
+
+  /** The roofline's bandwidth ceiling: a[i] = b[i] + s·c[i] for i < n (STREAM triad). */
+  triad(a: { a: number; b: number; c: number; s: number; n: number }): this {
+    return this.cmd('TRIAD', a.a, a.b, a.c, f32Bits(a.s), a.n);
+  }
+}
+
+/** An f32's bits as an i32 command word. */
+function f32Bits(x: number): number {
+  return new Int32Array(Float32Array.of(x).buffer)[0];
 }
 
 /** Per-thread scratch bytes of the attention kernels. */

@@ -14,8 +14,9 @@ import { attentionForward, attentionBackward, attentionDecode } from './attentio
 import { lsmForward, lsmBackward, grpoLoss, ceLoss } from './loss';
 import { gradNormPartials, gradNormFinish, adamw, NORM_CHUNK } from './optimizer';
 import { sampleStep, uniformAt } from './sampling';
+import { peakMulAdd, triad, PEAK_ACCS } from './roofline';
 
-export { uniformAt, NORM_CHUNK };
+export { uniformAt, NORM_CHUNK, PEAK_ACCS };
 
 export const OP_BARRIER: i32 = 1;
 export const OP_MATMUL_NN: i32 = 2;
@@ -44,6 +45,8 @@ export const OP_NORM_FINISH: i32 = 24;
 export const OP_ADAMW: i32 = 25;
 export const OP_SAMPLE: i32 = 26;
 export const OP_ZERO: i32 = 27;
+export const OP_PEAK: i32 = 28;
+export const OP_TRIAD: i32 = 29;
 
 /** Elementwise work is split in blocks of this many floats. */
 const ELEM_UNIT: i32 = 256;
@@ -255,6 +258,17 @@ export function run(prog: usize, count: i32, tid: i32, nt: i32, ctl: usize, canW
         if (lo < hi) sampleStep(ptr(cmd, 1), ptr(cmd, 2), ptr(cmd, 3), ptr(cmd, 4), ptr(cmd, 5), ptr(cmd, 6), ptr(cmd, 7) + <usize>tid * ptr(cmd, 8), arg(cmd, 9), arg(cmd, 10), arg(cmd, 11), load<i32>(ptr(cmd, 12)), lo, hi);
         break;
       }
+      case OP_PEAK: {
+        // out iters active m a start: threads below `active` each run the whole loop (the roofline's compute ceiling)
+        if (tid < arg(cmd, 3)) peakMulAdd(ptr(cmd, 1) + <usize>tid * (<usize>PEAK_ACCS << 4), arg(cmd, 2), reinterpret<f32>(arg(cmd, 4)), reinterpret<f32>(arg(cmd, 5)), reinterpret<f32>(arg(cmd, 6)));
+        break;
+      }
+      case OP_TRIAD: {
+        // a b c s n (the roofline's bandwidth ceiling)
+        split(arg(cmd, 5), ELEM_UNIT, tid, nt);
+        if (lo < hi) triad(ptr(cmd, 1), ptr(cmd, 2), ptr(cmd, 3), reinterpret<f32>(arg(cmd, 4)), lo, hi);
+        break;
+      }
       default:
         unreachable();
     }
@@ -288,4 +302,4 @@ export function workerLoop(ctl: usize, tid: i32, seen0: i32): void {
 // Stand-alone entries for the per-kernel tests (single call, explicit ranges).
 export { matmulNN, matmulTN, transpose, biasGrad, encoderForward, encoderBackward, encoderDecode, normForward, normBackwardDx, normBackwardDw };
 export { geluForward, geluBackward, add, attentionForward, attentionBackward, attentionDecode, lsmForward, lsmBackward, grpoLoss, ceLoss };
-export { gradNormPartials, gradNormFinish, adamw, sampleStep };
+export { gradNormPartials, gradNormFinish, adamw, sampleStep, peakMulAdd, triad };

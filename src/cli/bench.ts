@@ -18,12 +18,15 @@ import { MagicTrainer } from '../rl/trainer';
 import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
 import { defaultBaseFor } from '../run/rung-base';
+import { roofline, type RooflineResult } from './roofline';
 
 export const BENCH_FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string', help: 'model/batch size, e.g. vocab=32,ctx=64,dModel=64,layers=2,heads=4,batch=16' },
   json: { type: 'string', help: 'also write the results as JSON to this file' },
   steps: { type: 'int', min: 1, help: 'timed train steps (default 10)' },
   'rl-steps': { type: 'int', min: 2, help: "also time this many RL steps of the magic preset from the shipped base (the trainer's perf/step_s; median after the first)" },
+  roofline: { type: 'bool', help: 'the CPU engine against its ceilings: peak GFLOP/s (1 and N threads), triad GB/s, and each rung\'s train step and sampling as a share of peak (BENCHMARKS.md, Roofline)' },
+  svg: { type: 'string', help: 'with --roofline: write the efficiency chart (SVG) to this file, e.g. docs/roofline.svg' },
   compare: { type: 'bool', help: 'run WebGPU and the CPU engine one after the other and print the ratios (cpu / webgpu)' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
@@ -60,8 +63,14 @@ export interface BenchComparison {
   ratios: { train_step: number; sampling: number; matmul: number; rl_step?: number };
 }
 
-export async function bench(argv: string[], log: (s: string) => void = console.log): Promise<BenchResult | BenchComparison> {
+export async function bench(argv: string[], log: (s: string) => void = console.log): Promise<BenchResult | BenchComparison | RooflineResult> {
   const flags = parseFlags(argv, BENCH_FLAGS, 'bench');
+  if (flags.svg !== undefined && !flags.roofline) throw new UsageError('--svg: only with --roofline');
+  if (flags.roofline) {
+    for (const k of ['compare', 'config', 'rl-steps'] as const) if (flags[k] !== undefined) throw new UsageError(`--roofline measures the rungs on the CPU engine: it cannot be combined with --${k}`);
+    if (flags.backend !== undefined && flags.backend !== 'wasm') throw new UsageError('--roofline: the roofline is the CPU engine\'s (--backend wasm)');
+    return roofline({ threads: flags.threads as number | undefined, steps: flags.steps as number | undefined, json: flags.json as string | undefined, svg: flags.svg as string | undefined }, log);
+  }
   if (flags.compare && flags.backend !== undefined) throw new UsageError('--compare runs both backends: it cannot be combined with --backend');
   const choice = parseBackendChoice(flags.backend);
   if (!flags.compare) {

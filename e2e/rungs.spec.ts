@@ -1,7 +1,8 @@
 /**
  * The rung selector (issue #23): picking the small rung shows its parameter count and a speed
  * measured on this engine, puts rung=small in the URL (a reload keeps it), and a run at that rung
- * trains although its base checkpoint is not built here: the page says so and starts from random init.
+ * trains from its shipped base; a run at a rung whose base is not built (medium) says so and starts
+ * from random init.
  */
 import { expect, test } from '@playwright/test';
 import { openLab, waitForStep } from './helpers';
@@ -35,13 +36,24 @@ test('picking the small rung shows its size and measured speed, and keeps it in 
   await expect(page.getByTestId('rung-speed-small')).toHaveText(/^~[\d.]+ s\/step on .+/, { timeout: 120_000 });
 });
 
-test("a run at the small rung trains from random init and says the rung's base is not built", async ({ page }) => {
+test("a run at the small rung trains from the small rung's shipped base", async ({ page }) => {
   await openLab(page, `/?preset=magic&rung=small&${QUICK}`);
   await expect(page.getByTestId('rung-pick-small')).toBeChecked();
+  await expect(page.getByTestId('rung-params-small')).toContainText(/0\.8\d?M params/);
   await expect(page.getByTestId('config-error')).toHaveCount(0);
   await page.getByTestId('play').click();
   await waitForStep(page, 1, 120_000);
-  await expect(page.getByTestId('status-message')).toContainText("the small rung's base is not built");
-  await expect(page.getByTestId('status-message')).toContainText('magic-lab sft --rung small');
+  await expect(page.getByTestId('run-row').first()).toContainText(/started from the base checkpoint \S*base-small\.mlck/);
   await expect(page).toHaveURL(/[?&]rung=small(&|$)/);
+});
+
+test("a run at a rung whose base is not built trains from random init and says so", async ({ page }) => {
+  await openLab(page, `/?preset=magic&rung=medium&${QUICK}`);
+  await expect(page.getByTestId('rung-pick-medium')).toBeChecked();
+  await expect(page.getByTestId('config-error')).toHaveCount(0);
+  await page.getByTestId('play').click();
+  await waitForStep(page, 1, 180_000);
+  await expect(page.getByTestId('status-message')).toContainText("the medium rung's base is not built");
+  await expect(page.getByTestId('status-message')).toContainText('magic-lab sft --rung medium');
+  await expect(page).toHaveURL(/[?&]rung=medium(&|$)/);
 });

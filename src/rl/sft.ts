@@ -86,10 +86,20 @@ export function rungSftDefaults(rung: RungName): SftConfig {
     model: { ...run.model },
     families: [...run.data.families],
     difficulty: run.data.difficulty,
-    // The rung's first stage limit: long enough for its reasoning, within its context with the prompt.
-    evalMaxResponseLength: run.stages[0].maxResponseLength,
+    // The rung's longest stage limit plus room for verbose traces, within its context with the prompt.
+    evalMaxResponseLength: Math.min(run.model.contextLength - 32, 200),
+    ...RUNG_SFT_RECIPES[rung],
   };
 }
+
+/**
+ * How each rung's shipped base was trained (public/checkpoints/base-<rung>.sft.json records the whole
+ * config; BENCHMARKS.md "Model ladder" has the curve). The small rung: constant lr 2e-3, then an anneal
+ * to 2e-4 over steps 3500–4500 (the anneal is what turns the plateau into accuracy, as for tiny).
+ */
+const RUNG_SFT_RECIPES: Partial<Record<RungName, Partial<SftConfig>>> = {
+  small: { trainSize: 8192, steps: 5000, lr: 2e-3, lrDecayStart: 3500, lrDecayEnd: 4500, lrFinal: 2e-4, evalEvery: 250 },
+};
 
 /** Validates a partial SFT config over the defaults (a rung's: rungSftDefaults); one ConfigError naming the field. */
 export function validateSftConfig(input: Partial<SftConfig> & Record<string, unknown>, defaults: SftConfig = DEFAULT_SFT_CONFIG): SftConfig {

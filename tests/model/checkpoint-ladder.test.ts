@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../../src/model/checkpoint';
 import { getPreset, getRung, rungBaseConfig, rungOf } from '../../src/rl/config';
 import { DEFAULT_BASE, rungBasePath } from '../../src/run/rung-base';
+import { rungSftDefaults, validateSftConfig } from '../../src/rl/sft';
 
 const load = (file: string) => decodeCheckpoint(new Uint8Array(readFileSync(file)), file);
 
@@ -22,5 +23,22 @@ describe('pre-ladder checkpoints', () => {
     const ck = load('public/checkpoints/base-tiny.mlck');
     expect(ck.model).toEqual(getPreset('magic-tiny').model);
     expect(rungOf(ck)).toBeNull();
+  });
+});
+
+describe('the small rung’s shipped base', () => {
+  it('decodes, is the small rung’s model, ships without AdamW state and with its offline-filter result', () => {
+    const ck = load(rungBasePath('small'));
+    expect(rungOf(ck)).toBe('small');
+    expect(ck.adam).toBeUndefined();
+    expect(ck.params.every(Number.isFinite)).toBe(true);
+    expect(ck.meta.kind).toBe('magic-lab-base');
+    expect(ck.meta.offlineFilter).toBeDefined();
+  });
+
+  it('`magic-lab sft --rung small` is the recipe it was trained with (base-small.sft.json)', () => {
+    const shipped = JSON.parse(readFileSync('public/checkpoints/base-small.sft.json', 'utf8'));
+    expect(validateSftConfig({}, rungSftDefaults('small'))).toEqual(validateSftConfig(shipped, rungSftDefaults('small')));
+    expect(load(rungBasePath('small')).meta.sft).toEqual(validateSftConfig(shipped, rungSftDefaults('small')));
   });
 });

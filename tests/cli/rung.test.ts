@@ -103,8 +103,10 @@ describe('a sweep at a rung', () => {
     }
   });
 
-  it('small: the runs are small models, the rung is in the spec, identity and pool; a missing base is refused with how to build it', () => {
-    expect(() => planSweep(options('small', null))).toThrow(/--rung small: .*magic-lab sft --rung small/);
+  it('small: the runs are small models, the rung is in the spec, identity and pool; a missing base (medium\'s) is refused with how to build it', () => {
+    expect(existsSync(rungBasePath('medium'))).toBe(false);
+    expect(() => planSweep(options('medium', null))).toThrow(/--rung medium: .*magic-lab sft --rung medium/);
+    expect(planSweep(options('small', null))[0].base?.file).toBe(rungBasePath('small'));
     const model = rungBaseConfig('small').model;
     const file = join(dir, 'small-base.mlck');
     writeFileSync(file, encodeCheckpoint({ model, params: initParams(model, 1), meta: { kind: 'test' } }));

@@ -85,18 +85,28 @@ describe('MagicTrainer phase timings (magic-tiny, CPU engine)', () => {
     real.destroy();
   }, 120_000);
 
-  it('a real clock: the phases sum to within 10% of timing_s/step', async () => {
+  it('every engine call falls inside a phase: with a clock that moves only while the engine works, the phases are the whole step', async () => {
+    // How close the phases come to the step on a real clock is a benchmark (scripts/phase-times.mjs, BENCHMARKS.md
+    // "The RL step by phase"), not a test: on a shared machine that ratio moves with the load.
     backend ??= await wasmBackend({ threads: 1 });
-    const t = await MagicTrainer.create(backend, cfg(), { checkpoint: checkpoint() });
+    let now = 0;
+    const t = await MagicTrainer.create(backend, cfg(), { clock: () => now, checkpoint: checkpoint() });
+    const engine = t.policy as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    for (const name of ['generate', 'update', 'forward']) {
+      const call = engine[name].bind(t.policy);
+      engine[name] = async (...args: unknown[]) => {
+        const out = await call(...args);
+        now += 100;
+        return out;
+      };
+    }
     const recs: Record<string, number>[] = [];
     while (!t.done) recs.push((await t.trainStep()).record as unknown as Record<string, number>);
     t.destroy();
-    // Over the run, what falls outside every phase (metrics, sample records, the data cursor) is under 10% of the steps' time;
-    // per step a little more room, for a pause of the collector or the machine.
-    const sum = (f: (r: Record<string, number>) => number) => recs.reduce((a, r) => a + f(r), 0);
-    const ratio = sum(phaseSum) / sum((r) => r[TIMING_STEP_KEY]);
-    expect(ratio).toBeGreaterThan(0.9);
-    expect(ratio).toBeLessThanOrEqual(1);
-    for (const r of recs) expect(phaseSum(r) / r[TIMING_STEP_KEY], `step ${r.step}`).toBeGreaterThan(0.75);
+    expect(recs.length).toBeGreaterThanOrEqual(3);
+    for (const r of recs) {
+      expect(r[TIMING_STEP_KEY], `step ${r.step}`).toBeGreaterThan(0);
+      expect(phaseSum(r), `step ${r.step}`).toBeCloseTo(r[TIMING_STEP_KEY], 9);
+    }
   }, 120_000);
 });

@@ -89,8 +89,7 @@ export async function microForwardLogp(policy: PolicyEngine, batch: UpdateBatch,
   const { rows, T, temperature } = batch;
   if (microRows === null || microRows >= rows) return (await policy.forward(batch.tokens, batch.targets, rows, T, temperature)).logp;
   const out = new Float32Array(rows * T);
-  for (let r = 0; r < rows; r += microRows) {
-    if (!hasLoss(batch, r, microRows)) continue;
+  for (const r of microBatchStarts(batch, microRows)) {
     const part = sliceRows(batch, r, microRows);
     const { logp } = await policy.forward(part.tokens, part.targets, microRows, T, temperature);
     out.set(logp.subarray(0, Math.min(microRows, rows - r) * T), r * T);

@@ -3,7 +3,7 @@
  * fetches) and which one a config starts from by default: the rung whose model the config has.
  */
 import { join } from 'node:path';
-import { DEFAULT_RUNG, getRung, RUNG_NAMES, rungOf, type RungName } from '../rl/config';
+import { DEFAULT_RUNG, getRung, rungOf, type RungName } from '../rl/config';
 import type { ModelConfig } from '../model/config';
 
 /** The base checkpoint of `rung` as the CLI reads it (tiny: public/checkpoints/base.mlck). */
@@ -27,6 +27,3 @@ export function defaultBaseFor(cfg: { model: ModelConfig }): string {
 export function missingRungBase(rung: RungName): string {
   return `${rungBasePath(rung)} (the ${rung} rung's base checkpoint) does not exist; build it with \`magic-lab sft --rung ${rung}\``;
 }
-
-/** The rungs for --help texts: "tiny, small, medium". */
-export const RUNG_LIST = RUNG_NAMES.join(', ');

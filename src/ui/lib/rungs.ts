@@ -73,5 +73,8 @@ export function describeEstimate(e: StepEstimate | undefined): string {
 export function baseCheckpointUrl(config: RunConfig, preset: string, siteBase: string): string {
   const rung = rungOf(config);
   if (rung !== null && rung !== DEFAULT_RUNG) return `${siteBase}${getRung(rung).baseFile}`;
-  return `${siteBase}checkpoints/${preset.endsWith('-tiny') ? 'base-tiny' : 'base'}.mlck`;
+  return `${siteBase}checkpoints/${baseCheckpointName(preset)}.mlck`;
 }
+
+/** The base checkpoint's name off the ladder: the -tiny presets' test twin, else today's base. */
+export const baseCheckpointName = (preset: string) => (preset.endsWith('-tiny') ? 'base-tiny' : 'base');

@@ -5,12 +5,10 @@
  */
 import type { RunData } from '../../io/runfile';
 import type { RunConfig } from '../../rl/config';
+import { baseCheckpointName } from './rungs';
 import { experimentConfig, setupRefPreset, type Experiment, type ExperimentSetup } from './experiments';
 import type { RunQueue } from './queue';
 import type { ReferenceFile, ReferenceIndexEntry } from './reference';
-
-/** The base checkpoint a preset's run starts from (public/checkpoints/<name>.mlck). */
-export const baseCheckpointName = (preset: string) => (preset.endsWith('-tiny') ? 'base-tiny' : 'base');
 
 /** JSON with object keys sorted at every depth: equal configs give equal text. */
 export function canonicalJson(v: unknown): string {

@@ -9,7 +9,8 @@ import { checkMetrics, FINDINGS, type Finding, type FindingResult } from './find
 import { verdictText } from './reference-format';
 import { formatValue, metricDef, unitSuffix } from './run-metrics';
 import type { Verdict } from './stats';
-import { formatCheck, type Summary } from './summary';
+import type { Summary } from './summary';
+import { formatCheck } from './summary-markdown';
 
 export const REPORT_SCHEMA = 'magic-lab-finding-report/1';
 export const DEFAULT_REPORTS_DIR = 'reports';

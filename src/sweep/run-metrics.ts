@@ -65,6 +65,14 @@ export const ENTROPY_MEAN_STEPS = 10;
  */
 export const COLLAPSE_STEPS = 50;
 
+/** Stages whose truncation and length are reported (a schedule may have up to 16; the paper's have 2–3). */
+export const STAGE_METRIC_COUNT = 4;
+
+/** Steps at a stage's start whose truncation shows what the longer limit released (or the shorter one cut). */
+export const STAGE_ENTRY_STEPS = 10;
+
+const STAGE_NUMBERS = Array.from({ length: STAGE_METRIC_COUNT }, (_, i) => i + 1);
+
 /** The scalar metrics of one run (ids are stable: findings and reports refer to them). */
 export const RUN_METRICS: readonly MetricDef[] = [
   ...TEMPERATURES.flatMap((t): MetricDef[] => [
@@ -101,6 +109,14 @@ export const RUN_METRICS: readonly MetricDef[] = [
   { id: 'entropy/collapse_step', label: 'collapse step', unit: 'steps', how: `first step of the first below-target stretch of at least ${COLLAPSE_STEPS} steps (the moment of collapse); NaN when the run did not collapse` },
   { id: 'truncation/mean', label: 'truncated (train)', unit: 'fraction', how: 'mean of response_length/clip_ratio over steps' },
   { id: 'response_length/mean', label: 'response length (train)', unit: 'length', how: 'mean of response_length/mean over steps' },
+  ...STAGE_NUMBERS.flatMap((n): MetricDef[] => {
+    const of = `the steps of stage ${n} (step records whose 0-based \`stage\` is ${n - 1}); NaN when the run has no stage ${n}`;
+    return [
+      { id: `stage${n}/truncation`, label: `stage ${n}: truncated`, unit: 'fraction', how: `mean of response_length/clip_ratio over ${of}` },
+      { id: `stage${n}/truncation_entry`, label: `stage ${n}: truncated, first ${STAGE_ENTRY_STEPS} steps`, unit: 'fraction', how: `mean of response_length/clip_ratio over the first ${STAGE_ENTRY_STEPS} of ${of}` },
+      { id: `stage${n}/length`, label: `stage ${n}: response length`, unit: 'length', how: `mean of response_length/mean over ${of}` },
+    ];
+  }),
   { id: 'tokens', label: 'tokens', unit: 'tokens', how: 'Σ over steps of perf/tokens_per_s × perf/step_s: prompt + response tokens generated plus tokens trained' },
   { id: 'wall_s', label: 'train time', unit: 'seconds', how: 'the last step record\'s time_ms (the trainer\'s clock: training without evaluations, kept across resumes)' },
   { id: 'steps', label: 'steps', unit: 'steps', how: 'the last step recorded' },
@@ -250,6 +266,12 @@ export function computeRunMetrics(run: RunInput): RunMetrics {
   v['entropy/collapse_step'] = cs.collapseStep;
   v['truncation/mean'] = finiteMean(steps.map((r) => r['response_length/clip_ratio']));
   v['response_length/mean'] = finiteMean(steps.map((r) => r['response_length/mean']));
+  for (const n of STAGE_NUMBERS) {
+    const rows = steps.filter((r) => r.stage === n - 1);
+    v[`stage${n}/truncation`] = finiteMean(rows.map((r) => r['response_length/clip_ratio']));
+    v[`stage${n}/truncation_entry`] = finiteMean(rows.slice(0, STAGE_ENTRY_STEPS).map((r) => r['response_length/clip_ratio']));
+    v[`stage${n}/length`] = finiteMean(rows.map((r) => r['response_length/mean']));
+  }
   v.tokens = steps.reduce((a, r) => a + (Number.isFinite(r['perf/tokens_per_s'] * r['perf/step_s']) ? r['perf/tokens_per_s'] * r['perf/step_s'] : 0), 0);
   v.tokens = Math.round(v.tokens);
   v.wall_s = steps.length ? steps[steps.length - 1].time_ms / 1000 : NaN;

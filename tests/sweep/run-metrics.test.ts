@@ -3,7 +3,7 @@
  * longest below-target stretch and the collapse criterion (COLLAPSE_STEPS), at its edges.
  */
 import { describe, expect, it } from 'vitest';
-import { collapseStats, COLLAPSE_STEPS, computeRunMetrics, ENTROPY_MEAN_STEPS, movingMeans, type Row } from '../../src/sweep/run-metrics';
+import { collapseStats, COLLAPSE_STEPS, computeRunMetrics, ENTROPY_MEAN_STEPS, movingMeans, STAGE_ENTRY_STEPS, type Row } from '../../src/sweep/run-metrics';
 
 const rows = (entropy: number[]): Row[] => entropy.map((e, i) => ({ step: i + 1, 'actor/entropy': e, time_ms: i }) as Row);
 /**
@@ -83,5 +83,36 @@ describe('collapse metrics', () => {
     expect(m.values['entropy/below_target_longest']).toBe(80 - 6);
     expect(m.values['entropy/collapse_step']).toBe(27);
     expect(m.values['entropy/min10']).toBe(0);
+  });
+});
+
+describe('truncation and length per stage', () => {
+  /** Stage 1: 14 steps; stage 2: 7 steps. Clip ratio and length are functions of the step, so every mean is known. */
+  const staged = (): Row[] =>
+    Array.from({ length: 21 }, (_, i) => {
+      const step = i + 1;
+      const stage = step <= 14 ? 0 : 1;
+      return { step, stage, time_ms: step, 'actor/entropy': 0.2, 'response_length/clip_ratio': stage === 0 ? step / 100 : 0.5 / step, 'response_length/mean': 10 * step } as Row;
+    });
+  const values = (steps: Row[]) => computeRunMetrics({ preset: 'magic', seed: 1, metrics: { steps, evals: [] }, start: null, final: { record: {}, problems: 1, k: 1, seed: 0 } }).values;
+  const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+
+  it('each stage its own steps; its first 10 steps apart; a stage the run lacks is NaN', () => {
+    expect(STAGE_ENTRY_STEPS).toBe(10);
+    const v = values(staged());
+    expect(v['stage1/truncation']).toBeCloseTo(meanOf(range(1, 14).map((s) => s / 100)), 12);
+    expect(v['stage1/truncation_entry']).toBeCloseTo(meanOf(range(1, 10).map((s) => s / 100)), 12);
+    expect(v['stage1/length']).toBeCloseTo(meanOf(range(1, 14).map((s) => 10 * s)), 12);
+    expect(v['stage2/truncation']).toBeCloseTo(meanOf(range(15, 21).map((s) => 0.5 / s)), 12); // fewer than 10 steps: entry = whole stage
+    expect(v['stage2/truncation_entry']).toBeCloseTo(v['stage2/truncation'], 12);
+    expect(v['stage2/length']).toBeCloseTo(meanOf(range(15, 21).map((s) => 10 * s)), 12);
+    for (const n of [3, 4]) expect(Number.isNaN(v[`stage${n}/truncation`]) && Number.isNaN(v[`stage${n}/length`])).toBe(true);
+  });
+
+  it('a NaN clip ratio is skipped, not averaged in', () => {
+    const steps = staged();
+    steps[0]['response_length/clip_ratio'] = NaN;
+    expect(values(steps)['stage1/truncation']).toBeCloseTo(meanOf(range(2, 14).map((s) => s / 100)), 12);
   });
 });

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readStoredText, storedPath } from '../../src/sweep/gz-file';
 import { main } from '../../src/cli/main';
 import { parseShard, shardRuns, withOut, withoutShard } from '../../src/sweep/shard';
 import { SweepError } from '../../src/sweep/errors';
@@ -56,7 +57,7 @@ describe('magic-lab sweep --shard and sweep merge end to end', () => {
       const r = await cli('sweep', ...grid, '--out', shard(i), '--shard', `${i}/2`);
       expect(r.code, errs.join('\n')).toBe(0);
       // Runs 0 and 2 of the grid (magic-tiny and grpo-tiny at seed 101) to shard 1, runs 1 and 3 to shard 2.
-      const s = JSON.parse(readFileSync(join(shard(i), 'summary.json'), 'utf8')) as Summary;
+      const s = JSON.parse(readStoredText(join(shard(i), 'summary.json'))) as Summary;
       expect(s.runs.map((x) => `${x.preset}/${x.seed}`)).toEqual(i === 1 ? ['magic-tiny/101', 'grpo-tiny/101'] : ['magic-tiny/102', 'grpo-tiny/102']);
     }
     // A shard directory is not continued as another shard, nor as the whole sweep.
@@ -70,7 +71,7 @@ describe('magic-lab sweep --shard and sweep merge end to end', () => {
 
     const m = await cli('sweep', 'merge', shard(2), shard(1), '--out', merged);
     expect(m.code, errs.join('\n')).toBe(0);
-    const mergedJson = readFileSync(join(merged, 'summary.json'), 'utf8');
+    const mergedJson = readStoredText(join(merged, 'summary.json'));
     const mergedMd = readFileSync(join(merged, 'summary.md'), 'utf8');
     const s = JSON.parse(mergedJson) as Summary;
     expect(s.complete).toBe(true);
@@ -79,11 +80,11 @@ describe('magic-lab sweep --shard and sweep merge end to end', () => {
     expect(existsSync(join(merged, 'charts', 'actor-entropy.svg'))).toBe(true);
 
     // The single-machine sweep of the same grid in that directory finds every run done and writes the same bytes.
-    for (const f of ['summary.json', 'summary.md']) rmSync(join(merged, f));
+    for (const f of ['summary.json', 'summary.md']) rmSync(storedPath(join(merged, f))!);
     const whole = await cli('sweep', ...grid, '--out', merged);
     expect(whole.code, errs.join('\n')).toBe(0);
     expect(whole.logs.filter((l) => / skipped$/.test(l)).length).toBe(4);
-    expect(readFileSync(join(merged, 'summary.json'), 'utf8')).toBe(mergedJson);
+    expect(readStoredText(join(merged, 'summary.json'))).toBe(mergedJson);
     expect(readFileSync(join(merged, 'summary.md'), 'utf8')).toBe(mergedMd);
 
     // And one that trains every run itself reaches the same numbers; only the clock's (train time, tokens/s) differ.
@@ -91,6 +92,6 @@ describe('magic-lab sweep --shard and sweep merge end to end', () => {
     expect((await cli('sweep', ...grid, '--out', alone)).code, errs.join('\n')).toBe(0);
     const clockFree = (text: string, out: string) => text.split(out).join('OUT').replace(/"(wall_s|tokens)": \{[^}]*\}|"(wall_s|tokens)": [-\d.e+]+/g, '"$1$2": "clock"');
     expect(clockFree(mergedJson, merged)).toContain('"wall_s": "clock"');
-    expect(clockFree(readFileSync(join(alone, 'summary.json'), 'utf8'), alone)).toBe(clockFree(mergedJson, merged));
+    expect(clockFree(readStoredText(join(alone, 'summary.json')), alone)).toBe(clockFree(mergedJson, merged));
   }, 600_000);
 });

@@ -13,7 +13,8 @@ import { parseMetricsJsonl } from '../../src/sweep/run-metrics';
 import { readReferenceIndex, referenceFromSummary, writeReference } from '../../src/sweep/reference';
 import type { RunResult } from '../../src/sweep/runner';
 import { computeRunMetrics } from '../../src/sweep/run-metrics';
-import { aggregateCurves, buildSummary, summaryMarkdown, toJson, type SummarySpec } from '../../src/sweep/summary';
+import { aggregateCurves, buildSummary, toJson, type SummarySpec } from '../../src/sweep/summary';
+import { summaryMarkdown } from '../../src/sweep/summary-markdown';
 
 const FIX = join(__dirname, 'fixtures');
 const T95_2 = 4.302652729911275; // t_{0.975, 2}
@@ -160,6 +161,17 @@ describe('summary from fixture metrics.jsonl', () => {
     expect(md).toMatch(/Largest single-run evaluation SE: 1\.1 points \(within the 1\.5-point requirement\)/);
     expect(md).toMatch(/\| magic − grpo \(n=3\) \| .* \|/);
     expect(md).toMatch(/magic-vs-grpo\*\*: not-testable\n  - premise not shown: no run of grpo has 10 steps of entropy/);
+  });
+
+  it('markdown: a stage table with each preset\'s limits, truncation and length, only for the stages the runs had', () => {
+    const md = summaryMarkdown(summary());
+    const [m, g] = [getPreset('magic'), getPreset('grpo')].map((c) => c.stages.map((st) => st.maxResponseLength));
+    expect(md).toContain('## Stages: truncation and response length of the training rollouts');
+    expect(md).toContain(`| stage 1: limit (tokens) | ${m[0]} | ${g[0]} |`);
+    expect(md).toContain(`| stage 2: limit (tokens) | ${m[1] ?? '–'} | ${g[1] ?? '–'} |`);
+    // every fixture step truncates 0.1 (magic) or 0.2 (grpo): zero-width intervals
+    expect(md).toContain('| stage 2: truncated (%) | 10.0 [10.0, 10.0] | 20.0 [20.0, 20.0] |');
+    expect(md).not.toContain('stage 3:');
   });
 });
 

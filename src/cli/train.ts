@@ -26,6 +26,7 @@ import { filterJournal, JournalDamageError } from '../run/journal';
 import { checkResumeIdentity } from './run-identity';
 import { parseRungFlag, RUNG_FLAG } from './rung';
 import { DEFAULT_BASE, defaultBaseFor, missingRungBase, rungBasePath } from '../run/rung-base';
+import { folderFilterCache } from '../run/filter-cache';
 
 
 /**
@@ -112,6 +113,7 @@ export const TRAIN_FLAGS: Record<string, FlagSpec> = {
   out: { type: 'string', help: 'output directory (default runs/<preset>-<time>)' },
   resume: { type: 'string', help: 'continue the run saved in this directory' },
   base: { type: 'string', help: 'starting weights: a .mlck file, or none for random init (default: the rung\'s public/checkpoints/base*.mlck when its model matches)' },
+  'filter-cache': { type: 'string', help: 'folder of offline-filter results shared between runs: a result for this run\'s key is read instead of sampled, a new one written (a sweep uses RUNS/offline-filters)' },
   quiet: { type: 'bool', help: 'no progress line' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
@@ -156,7 +158,7 @@ export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
     ...(flags.threads !== undefined ? { threads: flags.threads as number } : {}),
   };
   if (flags.resume) {
-    if (flags.preset || flags.rung || flags.config || flags.seed !== undefined || flags.base) throw new UsageError('--resume continues a saved run as it was: it cannot be combined with --preset, --rung, --config, --seed or --base');
+    if (flags.preset || flags.rung || flags.config || flags.seed !== undefined || flags.base || flags['filter-cache']) throw new UsageError('--resume continues a saved run as it was: it cannot be combined with --preset, --rung, --config, --seed, --base or --filter-cache');
     return { kind: 'resume', dir: String(flags.resume), ...common };
   }
   return {
@@ -167,6 +169,7 @@ export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
     ...(flags.seed !== undefined ? { seed: flags.seed as number } : {}),
     ...(flags.out !== undefined ? { out: String(flags.out) } : {}),
     ...(flags.base !== undefined ? { base: String(flags.base) } : {}),
+    ...(flags['filter-cache'] !== undefined ? { filterCache: String(flags['filter-cache']) } : {}),
     ...common,
   };
 }
@@ -280,7 +283,8 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
   let backend = await acquireBackend(backendChoice, { threads: o.threads });
   try {
     checkRunFits(config, backend);
-    let trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m) });
+    const offlineFilterCache = o.kind === 'start' && o.filterCache !== undefined ? folderFilterCache(o.filterCache) : undefined;
+    let trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m), offlineFilterCache });
     writing(out, () => mkdirSync(out, { recursive: true }));
     const metricsFile = join(out, 'metrics.jsonl');
     const samplesFile = join(out, 'samples.jsonl');

@@ -47,6 +47,17 @@ export function offlineFilterKey(cfg: RunConfig, startWeightsChecksum: string): 
 }
 
 /**
+ * Where offline-filter results outlive a run (a sweep's pool: runs of several presets at one seed
+ * share the filter's samples). `get` answers only for exactly this key and set size.
+ */
+export interface OfflineFilterCache {
+  /** Where it lives, for the progress line. */
+  readonly name: string;
+  get(key: string, trainSize: number): number[] | undefined;
+  put(key: string, correct: readonly number[]): void;
+}
+
+/**
  * The per-prompt correct counts a base checkpoint stores under meta.offlineFilter = { key, correct }
  * (`magic-lab data filter --write`), when they were computed for exactly this key and set size.
  */

@@ -1,6 +1,7 @@
 /** Records the trainer emits (one per step, one per evaluation, and sample completions), and its options. */
 import type { StepInspector } from './inspect';
 import type { StepMetrics } from './metrics';
+import type { OfflineFilterCache } from './offline-sampling';
 import type { Clock, TimingKey } from './phase-timer';
 
 /**
@@ -81,6 +82,11 @@ export interface TrainerInit {
    * with or without it; it costs one small forward per step.
    */
   inspector?: StepInspector;
+  /**
+   * Offline-filter results from other runs (a sweep's pool), read when the base checkpoint stores
+   * none for this run's key and written after sampling: the same counts sampling would give.
+   */
+  offlineFilterCache?: OfflineFilterCache;
   /** Monotonic milliseconds for the step's timings (timing_s/*, perf/step_s, time_ms); default performance.now. */
   clock?: Clock;
 }

@@ -128,8 +128,12 @@ export class MagicTrainer {
     trainer.inspector = init.inspector ?? null;
     trainer.clock = init.clock ?? trainer.clock;
     if (!resumeState && cfg.data.offlineFilter.enabled) {
-      const stored = baseMeta ? storedOfflineCorrect(baseMeta, trainer.offlineFilterKey(), data.train.length) : undefined;
-      await trainer.runOfflineFilter(init.onProgress, stored, init.onSetup);
+      const [key, size, cache] = [trainer.offlineFilterKey(), data.train.length, init.offlineFilterCache];
+      const inBase = baseMeta && storedOfflineCorrect(baseMeta, key, size);
+      const inCache = inBase ? undefined : cache?.get(key, size);
+      const cached = inBase ? { correct: inBase, from: 'the base checkpoint' } : inCache && cache ? { correct: inCache, from: cache.name } : undefined;
+      await trainer.runOfflineFilter(init.onProgress, cached, init.onSetup);
+      if (!cached) cache?.put(key, trainer.offlineCorrect!);
     }
     return trainer;
   }
@@ -154,12 +158,12 @@ export class MagicTrainer {
   offlineCorrect: number[] | null = null;
 
   /** Offline filter: N samples per training prompt from the starting policy at τ = 1; keep prompts solved sometimes but not always. */
-  private async runOfflineFilter(onProgress?: (m: string) => void, cachedCorrect?: number[], onSetup?: (m: string) => void): Promise<void> {
+  private async runOfflineFilter(onProgress?: (m: string) => void, cached?: { correct: number[]; from: string }, onSetup?: (m: string) => void): Promise<void> {
     const N = this.cfg.data.offlineFilter.samples;
     let correct: number[];
-    if (cachedCorrect) {
-      correct = cachedCorrect;
-      onProgress?.(`offline filter: using the result stored in the base checkpoint`);
+    if (cached) {
+      correct = cached.correct;
+      onProgress?.(`offline filter: using the result stored in ${cached.from}`);
     } else {
       onProgress?.(`offline filter: sampling ${N} responses for each of ${this.data.train.length} prompts`);
       correct = await sampleOfflineCorrect(this.policy, this.data.train, this.cfg, batchSeed(this.cfg.seed, STREAM.offline), onSetup);

@@ -34,6 +34,8 @@ export interface TrainStart extends TrainCommon {
   out?: string;
   /** Start weights, or 'none' for random init (default: the base of the config's rung when its model matches). */
   base?: string;
+  /** Folder of offline-filter results shared with other runs (src/run/filter-cache.ts); a sweep passes its pool's. */
+  filterCache?: string;
 }
 
 export interface TrainResume extends TrainCommon {
@@ -55,6 +57,7 @@ export function trainRunArgv(o: TrainRunOptions): string[] {
     if (o.out !== undefined) args.push('--out', o.out);
     if (o.configFile !== undefined) args.push('--config', o.configFile);
     if (o.base !== undefined) args.push('--base', o.base);
+    if (o.filterCache !== undefined) args.push('--filter-cache', o.filterCache);
   }
   if (o.steps !== undefined) args.push('--steps', String(o.steps));
   if (o.minutes !== undefined) args.push('--minutes', String(o.minutes));

@@ -11,6 +11,7 @@
  *   RUNS/<preset>/seed-<S>/train-done.json  marker: train returned (its final checkpoint and eval are written)
  *   RUNS/<preset>/seed-<S>/eval-final-<n>x<k>-s<seed>.json   marker: the final precise evaluation
  *   RUNS/start-evals/<key>.json         the start evaluation, cached by what it depends on
+ *   RUNS/offline-filters/<crc>.json     the offline filter's counts, shared by runs with its key (src/run/filter-cache.ts)
  * A pool run whose config.json differs from what its preset resolves to now (the defaults
  * changed since it trained) is refused, never silently reused.
  *
@@ -73,6 +74,7 @@ export function trainRequest(run: PlannedRun, o: SweepSpec): TrainRunOptions {
   if (o.config !== null || variant) req.configFile = join(run.dir, 'sweep-config.json');
   if (run.identity.rung) req.rung = run.identity.rung;
   if (run.base) req.base = run.base.file;
+  req.filterCache = join(run.dir, '..', '..', 'offline-filters'); // RUNS/offline-filters: presets at one seed sample the filter once
   if (o.steps !== null) req.steps = o.steps;
   if (o.minutes !== null) req.minutes = o.minutes;
   return { ...req, ...engine };

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { getPreset, presetNames } from '../../src/rl/config';
 import { MagicTrainer, type StepRecord, type TrainStepResult } from '../../src/rl/trainer';
+import type { OfflineFilterCache } from '../../src/rl/offline-sampling';
 import { decodeCheckpoint, encodeCheckpoint } from '../../src/model/checkpoint';
 import { gpu } from '../gpu/harness';
 
@@ -143,6 +144,36 @@ describe('offline filter', () => {
     await MagicTrainer.create(webgpuBackend(rt), cfg, { checkpoint: otherWeights, onProgress: (m) => stale.push(m) });
     expect(stale.join('\n')).toMatch(/sampling 4 responses for each of 40 prompts/);
     expect(stale.join('\n')).not.toMatch(/using the result stored/);
+  });
+
+  it('a shared cache: the first run samples and writes it, the next with the same key reads it; the base\'s stored result wins', async () => {
+    const rt = await gpu();
+    const tiny = getPreset('magic-tiny');
+    const cfg = { ...tiny, data: { ...tiny.data, trainSize: 40, testSize: 8, offlineFilter: { enabled: true, samples: 4 } } };
+    const store = new Map<string, readonly number[]>();
+    const calls: string[] = [];
+    const cache: OfflineFilterCache = {
+      name: 'the test cache',
+      get: (key, size) => (calls.push('get'), store.get(key)?.length === size ? [...store.get(key)!] : undefined),
+      put: (key, correct) => (calls.push('put'), store.set(key, [...correct])),
+    };
+    const m1: string[] = [];
+    const first = await MagicTrainer.create(webgpuBackend(rt), cfg, { checkpoint: BASE_TINY, offlineFilterCache: cache, onProgress: (m) => m1.push(m) });
+    expect(m1.join('\n')).toMatch(/sampling 4 responses for each of 40 prompts/);
+    expect(calls).toEqual(['get', 'put']);
+    expect(store.get(first.offlineFilterKey())).toEqual(first.offlineCorrect);
+    const m2: string[] = [];
+    const second = await MagicTrainer.create(webgpuBackend(rt), cfg, { checkpoint: BASE_TINY, offlineFilterCache: cache, onProgress: (m) => m2.push(m) });
+    expect(m2.join('\n')).toMatch(/using the result stored in the test cache/);
+    expect(calls).toEqual(['get', 'put', 'get']); // read, not written again
+    expect(second.offlineReport).toEqual(first.offlineReport);
+    // A base that stores the result: the cache is not consulted.
+    const base = decodeCheckpoint(BASE_TINY);
+    const withStored = encodeCheckpoint({ ...base, meta: { ...base.meta, offlineFilter: { key: first.offlineFilterKey(), correct: first.offlineCorrect } } });
+    const m3: string[] = [];
+    await MagicTrainer.create(webgpuBackend(rt), cfg, { checkpoint: withStored, offlineFilterCache: cache, onProgress: (m) => m3.push(m) });
+    expect(m3.join('\n')).toMatch(/stored in the base checkpoint/);
+    expect(calls.length).toBe(3);
   });
 });
 

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readStoredText } from '../../src/sweep/gz-file';
 import { UsageError } from '../../src/cli/args';
 import { ablate } from '../../src/cli/ablate';
 import { main } from '../../src/cli/main';
@@ -57,7 +58,7 @@ describe('sweep runner (fake train and eval)', () => {
       for (const f of ['sweep-run.json', 'config.json', 'metrics.jsonl.gz', 'checkpoint.mlck', 'train-done.json', 'train.log', `eval-final-8x2-s${r.seed}.json`]) expect(existsSync(join(dir, f)), f).toBe(true);
     }
     // train: --preset --seed --out --base (no --quiet: the sweep reads its step lines for the progress line).
-    expect(trainCalls[0]).toEqual(['--preset', 'magic-tiny', '--seed', '1', '--out', join(out, 'runs', 'magic-tiny', 'seed-1'), '--base', BASE]);
+    expect(trainCalls[0]).toEqual(['--preset', 'magic-tiny', '--seed', '1', '--out', join(out, 'runs', 'magic-tiny', 'seed-1'), '--base', BASE, '--filter-cache', join(out, 'runs', 'offline-filters')]);
     // 6 final evals + 3 start evals: magic-tiny and grpo-tiny share the data config, so seed S's start evaluation is cached.
     expect(evalCalls.length).toBe(9);
     expect(evalCalls.filter((a) => a[1].endsWith('.mlck') && a[1].includes('start-evals')).length).toBe(3);
@@ -74,12 +75,12 @@ describe('sweep runner (fake train and eval)', () => {
   it('a sweep killed mid-run and mid-evaluation, then continued, writes the same summary.json as one never stopped', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'sweep-resume-')), 'sweep');
     await sweep(args(out), () => {}, { train: fakeTrain(), evaluate: fakeEval() });
-    const straight = readFileSync(join(out, 'summary.json'), 'utf8');
+    const straight = readStoredText(join(out, 'summary.json'));
     rmSync(out, { recursive: true });
 
     // 1. killed at step 3 of grpo-tiny seed 2 (its last checkpoint is at step 2; step 3's record is on disk).
     await expect(sweep(args(out), () => {}, { train: fakeTrain({ killAt: { preset: 'grpo-tiny', seed: 2, step: 3 } }), evaluate: fakeEval() })).rejects.toThrow('killed');
-    const partial = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as Summary;
+    const partial = JSON.parse(readStoredText(join(out, 'summary.json'))) as Summary;
     expect(partial.complete).toBe(false);
     expect(partial.runs.length).toBe(4);
     const grpo2 = join(out, 'runs', 'grpo-tiny', 'seed-2');
@@ -98,19 +99,19 @@ describe('sweep runner (fake train and eval)', () => {
     const calls3: string[][] = [];
     await sweep(args(out), () => {}, { train: fakeTrain({ calls: calls3 }), evaluate: fakeEval() });
     expect(calls3.map((a) => a.slice(0, 4))).toEqual([['--preset', 'grpo-tiny', '--seed', '3']]);
-    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(straight);
+    expect(readStoredText(join(out, 'summary.json'))).toBe(straight);
 
     // 4. a finished sweep re-run trains nothing and rewrites the same summary.
     const calls4: string[][] = [];
     await sweep(args(out), () => {}, { train: fakeTrain({ calls: calls4 }), evaluate: fakeEval({ calls: calls4 }) });
     expect(calls4).toEqual([]);
-    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(straight);
+    expect(readStoredText(join(out, 'summary.json'))).toBe(straight);
   });
 
   it('a run killed before its first checkpoint starts again from scratch, and the summary is the same', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'sweep-early-kill-')), 'sweep');
     await sweep(args(out), () => {}, { train: fakeTrain(), evaluate: fakeEval() });
-    const straight = readFileSync(join(out, 'summary.json'), 'utf8');
+    const straight = readStoredText(join(out, 'summary.json'));
     rmSync(out, { recursive: true });
     // Killed at step 1: its records are on disk, its first checkpoint (step 2) is not.
     await expect(sweep(args(out), () => {}, { train: fakeTrain({ killAt: { preset: 'magic-tiny', seed: 2, step: 1 } }), evaluate: fakeEval() })).rejects.toThrow('killed');
@@ -120,7 +121,7 @@ describe('sweep runner (fake train and eval)', () => {
     const calls: string[][] = [];
     await sweep(args(out), () => {}, { train: fakeTrain({ calls }), evaluate: fakeEval() });
     expect(calls[0].slice(0, 4)).toEqual(['--preset', 'magic-tiny', '--seed', '2']);
-    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(straight);
+    expect(readStoredText(join(out, 'summary.json'))).toBe(straight);
   });
 
   it('refuses a directory made by another sweep config: exit 2, one line naming the difference', async () => {
@@ -259,7 +260,7 @@ describe('sweep runner (fake train and eval)', () => {
     expect(run.dir).toBe(join(out, 'runs', 'magic-tiny', 'seed-7'));
     expect(run.config.loss.epsHigh).toBe(0.25);
     expect(run.config.seed).toBe(7);
-    expect(trainArgs(run, o)).toEqual(['--preset', 'magic-tiny', '--seed', '7', '--out', run.dir, '--config', join(run.dir, 'sweep-config.json'), '--base', BASE, '--minutes', '10', '--backend', 'wasm', '--threads', '2']);
+    expect(trainArgs(run, o)).toEqual(['--preset', 'magic-tiny', '--seed', '7', '--out', run.dir, '--config', join(run.dir, 'sweep-config.json'), '--base', BASE, '--filter-cache', join(out, 'runs', 'offline-filters'), '--minutes', '10', '--backend', 'wasm', '--threads', '2']);
     mkdirSync(run.dir, { recursive: true });
     writeFileSync(join(run.dir, 'checkpoint.mlck'), '');
     writeFileSync(join(run.dir, 'metrics.jsonl'), JSON.stringify({ type: 'step', step: 40, time_ms: 4 * 60000 }) + '\n');

@@ -5,14 +5,10 @@
  * a benchmark, not a test — compare figures measured in one run.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { chooseMatmulVariant, type MatmulVariant } from '../gpu/kernels/matmul';
 import { validateModelConfig } from '../model/config';
-import { BENCH_ADAMW, BENCH_GRPO_LOSS, benchTrainBatch } from '../model/bench-batch';
-import { initParams } from '../model/init';
+import { benchEngine, DEFAULT_BENCH, median, type BenchResult } from '../model/bench-run';
 import { decodeCheckpoint } from '../model/checkpoint';
-import type { Backend, BackendChoice, BackendName, MatmulShape } from '../model/engine';
-import type { WebGpuBackend } from '../model/gpu-engine';
-import { trainMatmulShapes } from '../model/policy';
+import type { Backend, BackendChoice } from '../model/engine';
 import { getPreset } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
 import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
@@ -34,28 +30,7 @@ export const BENCH_FLAGS: Record<string, FlagSpec> = {
 };
 
 const CONFIG_KEYS = ['vocab', 'ctx', 'dModel', 'layers', 'heads', 'mlpRatio', 'batch'] as const;
-export const DEFAULT_BENCH = { vocab: 32, ctx: 64, dModel: 64, layers: 2, heads: 4, mlpRatio: 4, batch: 16 };
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
-export interface BenchResult {
-  backend: BackendName;
-  /** The adapter, or the CPU engine and its thread count. */
-  adapter: string;
-  threads: number;
-  config: typeof DEFAULT_BENCH;
-  params: number;
-  /** gflops: the backend's matmul over all the train step's shapes (total FLOP / total time); variants: WebGPU's per-variant figures. */
-  matmul: { gflops: number; shapes: number; largest: { shape: string; gflops: number }; variants?: Record<MatmulVariant, number>; chosen?: MatmulVariant };
-  train_step: { median_ms: number; tokens_per_s: number; steps: number };
-  sampling: { tokens_per_s: number; sequences: number; tokens: number; median_ms: number };
-  /** With --rl-steps: one RL step of the magic preset (rollouts, rewards, update), seconds. */
-  rl_step?: { preset: string; steps: number; median_s: number; first_s: number };
-}
+export { DEFAULT_BENCH, type BenchResult };
 
 /** --compare: both backends measured in one run, and CPU engine / WebGPU ratios (> 1: the CPU engine is faster). */
 export interface BenchComparison {
@@ -128,77 +103,24 @@ async function benchBackend(flags: Record<string, unknown>, choice: BackendChoic
   const backend = await acquireBackend(choice, { threads: flags.threads as number | undefined });
   try {
     log(`backend: ${backend.description}`);
+    const result = await benchEngine(backend, { config: c, model: cfg, steps });
     const B = c.batch;
     const T = c.ctx;
-    const rows = B * T;
-    const shapes = trainMatmulShapes(cfg, rows);
-    const flop = (s: MatmulShape) => 2 * s.M * s.N * s.K;
-    const big = shapes.reduce((a, s) => (flop(s) > flop(a) ? s : a));
-    const shapeName = `${big.M}x${big.N}x${big.K}${big.transA ? ' Aᵀ' : ''}${big.transB ? ' Bᵀ' : ''}`;
-    const gflopsOf = async (shape: MatmulShape) => (backend.matmulGflops ? backend.matmulGflops(shape, 5) : NaN);
-    let totalFlop = 0;
-    let totalS = 0;
-    for (const s of shapes) {
-      const g = await gflopsOf(s);
-      totalFlop += flop(s);
-      totalS += flop(s) / (g * 1e9);
-    }
-    const matmul: BenchResult['matmul'] = { gflops: totalFlop / totalS / 1e9, shapes: shapes.length, largest: { shape: shapeName, gflops: await gflopsOf(big) } };
-    if (backend.name === 'webgpu') {
-      // WebGPU only: every kernel variant timed at the train step's shapes (the run uses a fixed one per adapter kind).
-      const v = await chooseMatmulVariant((backend as WebGpuBackend).rt, shapes);
-      matmul.variants = v.gflops;
-      matmul.chosen = v.chosen;
-    }
-
-    const policy = await backend.createPolicy(cfg, 'bench');
-    policy.setParams(initParams(cfg, 1));
-    policy.resetAdamState();
-    const batch = benchTrainBatch(cfg, B);
-    const times: number[] = [];
-    for (let i = 0; i < steps + 2; i++) {
-      const t0 = performance.now();
-      await policy.update(batch, BENCH_GRPO_LOSS, { step: i + 1, adamw: BENCH_ADAMW });
-      if (i >= 2) times.push(performance.now() - t0);
-    }
-    const stepMs = median(times);
-
-    // Sampling: B sequences from a one-token prompt, up to the full context; throughput counts the tokens actually generated.
-    const sampleTimes: number[] = [];
-    let generated = 0;
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now();
-      const res = await policy.generate({
-        prompts: Array.from({ length: B }, () => [0]),
-        maxResponseLength: T - 1,
-        temperature: 1,
-        topP: 1,
-        seed: i,
-        eosId: cfg.vocabSize - 1,
-        padId: 0,
-      });
-      if (i > 0) sampleTimes.push(performance.now() - t0);
-      generated = res.responses.reduce((s, r) => s + r.length, 0);
-    }
-    const sampleMs = median(sampleTimes);
-    const result: BenchResult = {
-      backend: backend.name,
-      adapter: backend.description,
-      threads: backend.threads,
-      config: c,
-      params: policy.layout.count,
-      matmul,
-      train_step: { median_ms: stepMs, tokens_per_s: (rows / stepMs) * 1000, steps },
-      sampling: { tokens_per_s: (generated / sampleMs) * 1000, sequences: B, tokens: generated, median_ms: sampleMs },
-    };
-    policy.destroy();
+    const { matmul } = result;
+    const { median_ms: stepMs } = result.train_step;
+    const { median_ms: sampleMs, tokens: generated } = result.sampling;
+    // The CLI's JSON keeps the keys it always had: the page's extras (per-shape figures, model GFLOP/s) stay in the page's export.
+    delete matmul.per_shape;
+    delete result.train_step.gflops;
+    delete result.sampling.decode_steps;
+    delete result.sampling.gflops;
     const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toPrecision(3));
     log(`model: ${Object.entries(c).map(([k, v]) => `${k}=${v}`).join(',')} (${result.params} parameters)`);
     log('');
     log('| measure | value |');
     log('| --- | --- |');
-    log(`| matmul, all ${shapes.length} train-step shapes | ${f(matmul.gflops)} GFLOP/s |`);
-    log(`| matmul, largest shape ${shapeName} | ${f(matmul.largest.gflops)} GFLOP/s |`);
+    log(`| matmul, all ${matmul.shapes} train-step shapes | ${f(matmul.gflops)} GFLOP/s |`);
+    log(`| matmul, largest shape ${matmul.largest.shape} | ${f(matmul.largest.gflops)} GFLOP/s |`);
     if (matmul.variants) for (const [v, g] of Object.entries(matmul.variants)) log(`| WebGPU matmul variant ${v}, all shapes | ${f(g)} GFLOP/s${v === matmul.chosen ? ' (fastest)' : ''} |`);
     log(`| train_step (fwd + GRPO loss + bwd + AdamW), ${B}×${T} tokens | ${f(stepMs)} ms median, ${f(result.train_step.tokens_per_s)} tokens/s |`);
     log(`| sampling, ${B} sequences, up to ${T - 1} tokens each (${generated} generated) | ${f(result.sampling.tokens_per_s)} tokens/s (${f(sampleMs)} ms) |`);

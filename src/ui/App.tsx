@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect } from 'react';
 import { Banners } from './components/Banners';
 import { Charts } from './components/Charts';
+import { BenchView } from './components/BenchView';
 import { CheckpointPanel } from './components/CheckpointPanel';
 import { ConfigPanel } from './components/ConfigPanel';
 import { Controls } from './components/Controls';
@@ -19,7 +20,7 @@ import { TryThis } from './components/TryThis';
 import { ViewTabs } from './components/ViewTabs';
 import { startLab } from './lab';
 import { shownFor } from './lib/teach';
-import { projectorFromUrl, withProjector } from './lib/view';
+import { benchViewFromUrl, projectorFromUrl, withProjector } from './lib/view';
 import { useLab } from './store';
 
 /**
@@ -37,6 +38,11 @@ export function App() {
   const projector = useLab((s) => s.projector);
   const setProjector = useLab((s) => s.setProjector);
   useLayoutEffect(() => setProjector(projectorFromUrl(location.search)), [setProjector]);
+  // view=bench opens the Benchmark view (components/ViewTabs.tsx keeps the URL in step).
+  const setView = useLab((s) => s.setView);
+  useLayoutEffect(() => {
+    if (benchViewFromUrl(location.search)) setView('bench');
+  }, [setView]);
   const toggleProjector = () => {
     const on = !projector;
     setProjector(on);
@@ -102,7 +108,9 @@ export function App() {
               </div>
             )}
             <ViewTabs />
-            {view === 'findings' && shown('findings') ? (
+            {view === 'bench' ? (
+              <BenchView />
+            ) : view === 'findings' && shown('findings') ? (
               <FindingsView />
             ) : (
               <>

@@ -10,7 +10,7 @@
 import { presetNames, validateRunConfig, type RunConfig, type StageConfig } from '../rl/config';
 import { browserHostLimits, checkRunResources } from '../rl/resources';
 import { LabClient } from '../worker/client';
-import type { FromWorker, TokenProbsAnswer, ToWorker } from '../worker/protocol';
+import type { BackendChoice, FromWorker, TokenProbsAnswer, ToWorker } from '../worker/protocol';
 import { queueRunner } from './controller/queue';
 import { referenceRuns } from './controller/reference-runs';
 import { runFiles, uploadProblem } from './controller/run-files';
@@ -18,13 +18,13 @@ import { LastDeleted, RunPersister, SaveRequest, UploadedRuns } from './controll
 import { TokenProbsRequests, type TokenProbsQuestion } from './controller/token-probs';
 import { replaceSearch, syncUrl } from './controller/url-sync';
 import { baseCheckpointUrl, rungControl } from './controller/rungs';
+import { benchControl } from './controller/bench';
 import { browserEnv, runAccess } from './controller/run-access';
 import { WorkerLink } from './controller/worker-link';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
 import { backendFromUrl, setupFromUrl, withBackend } from './lib/url';
 import { staggerQueue } from './lib/stagger';
 import { teachingFromUrl } from './lib/teach';
-import type { BackendChoice } from '../worker/protocol';
 import type { RunData } from '../io/runfile';
 import { isLive, useLab } from './store';
 
@@ -91,9 +91,11 @@ function persistRun(id: string, now = false) {
 // ---------------------------------------------------------------------------------------------
 // Worker messages
 
-/** The rung selector (controller/rungs.ts): pickRung loads a rung and measures its speed. */
+/** The rung selector (controller/rungs.ts): pickRung loads a rung and measures its speed; the Benchmark view's runBench (controller/bench.ts). */
 const speed = rungControl(useLab, (m) => send(m));
 export const { pick: pickRung } = speed;
+const bench = benchControl(useLab, (m) => send(m));
+export const { run: runBench } = bench;
 /** A checkpoint the user asked for (its arrival is a notice). */
 const saveRequest = new SaveRequest();
 /** Runs started from an uploaded file, until their checkpoint has loaded. */
@@ -110,8 +112,10 @@ function onMessage(m: FromWorker) {
       break;
     case 'step-estimate':
     case 'base-progress':
-      speed.onMessage(m);
-      break;
+      return speed.onMessage(m);
+    case 'bench-progress':
+    case 'bench-result':
+      return bench.onMessage(m);
     case 'no-engine':
       s.setDevice({ status: 'no-engine', reason: m.reason });
       break;
@@ -161,8 +165,7 @@ function onMessage(m: FromWorker) {
       persistRun(m.runId);
       break;
     case 'samples':
-      s.setSamples(m.runId, m.step, m.samples);
-      break;
+      return s.setSamples(m.runId, m.step, m.samples);
     case 'token-probs': {
       const { type: _type, ...answer } = m;
       tokenProbs.answer(answer);
@@ -262,9 +265,7 @@ export function setBackend(choice: BackendChoice): void {
   send({ type: 'init', backend: choice });
 }
 
-function send(m: ToWorker, transfer?: Transferable[]) {
-  link.send(m, transfer);
-}
+const send = (m: ToWorker, transfer?: Transferable[]) => link.send(m, transfer);
 
 const newRunId = () => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e4).toString(36)}`;
 
@@ -437,7 +438,6 @@ export async function undoDelete() {
   if (d.checkpoint) await dbPutCheckpoint(d.checkpoint);
   get().setNotice(`Restored ${d.run.name}.`);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Reference runs (public/reference/, controller/reference-runs.ts) and the run queue of "Run this

@@ -21,6 +21,7 @@ import { setPath } from './lib/fields';
 import { addSamples, emptyHistory, type InspectorHistory } from './lib/inspector';
 import { presetAtRung, type StepEstimate } from './lib/rungs';
 import type { RunQueue } from './lib/queue';
+import type { BenchState } from './lib/bench';
 import type { Lesson } from './lib/lesson';
 
 /** A played Try-this card: its arms' runs (mode 'runs') or their reference curves ('reference'); `keys`: a lesson's subset of arms. */
@@ -135,7 +136,7 @@ export interface UiSlice {
 
 export type ReferenceIndexState = { status: 'loading' } | { status: 'ready'; index: ReferenceIndex } | { status: 'error'; message: string };
 export type ReferenceFileState = { status: 'loading' } | { status: 'ready'; file: ReferenceFile } | { status: 'error'; message: string };
-export type LabView = 'training' | 'findings';
+export type LabView = 'training' | 'findings' | 'bench';
 
 export interface ReferenceSlice {
   referenceIndex: ReferenceIndexState;
@@ -145,7 +146,7 @@ export interface ReferenceSlice {
   overlayReference: string | null;
   /** Draw every seed's curve of the reference too. */
   referenceSeeds: boolean;
-  /** The centre column: training curves or the Findings view. */
+  /** The centre column: training curves, the Findings view or the Benchmark view. */
   view: LabView;
   /** view=projector (lib/view.ts): the charts draw taller, with room for their larger tick text. */
   projector: boolean;
@@ -153,6 +154,8 @@ export interface ReferenceSlice {
   selectedFinding: string | null;
   /** The queue of "Run this finding here" (the last one, kept after it ends). */
   queue: RunQueue | null;
+  /** The Benchmark view's measurement (controller/bench.ts). */
+  bench: BenchState;
   setReferenceIndex(s: ReferenceIndexState): void;
   setReferenceFile(name: string, s: ReferenceFileState): void;
   setOverlayReference(name: string | null): void;
@@ -161,6 +164,7 @@ export interface ReferenceSlice {
   setProjector(on: boolean): void;
   selectFinding(name: string | null): void;
   setQueue(q: RunQueue | null): void;
+  setBench(b: BenchState): void;
 }
 
 /** Teaching: teacher mode (lib/teach.ts), the Try-this setup loaded, and the field an equation link points at. */
@@ -346,6 +350,7 @@ export const createLabStore = (preset = 'magic') =>
     projector: false,
     selectedFinding: null,
     queue: null,
+    bench: { status: 'idle' },
     setReferenceIndex: (referenceIndex) => set({ referenceIndex }),
     setReferenceFile: (name, st) => set((s) => ({ referenceFiles: { ...s.referenceFiles, [name]: st } })),
     setOverlayReference: (overlayReference) => set({ overlayReference }),
@@ -354,6 +359,7 @@ export const createLabStore = (preset = 'magic') =>
     setProjector: (projector) => set({ projector }),
     selectFinding: (selectedFinding) => set({ selectedFinding }),
     setQueue: (queue) => set({ queue }),
+    setBench: (bench) => set({ bench }),
   }));
 
 /** The page's store. */

@@ -24,6 +24,7 @@ import type { FromWorker, ToWorker } from './protocol';
 import { ResumePoint, type RunStart } from './resume-point';
 import { RunSession } from './run-session';
 import { measureStepSeconds } from './rung-bench';
+import { answerBench } from './bench';
 import { answerTokenProbs } from './token-probs';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -429,6 +430,9 @@ async function handle(msg: ToWorker) {
         .then((seconds) => post({ type: 'step-estimate', key: msg.key, engine, seconds }), (e) => post({ type: 'step-estimate', key: msg.key, engine, error: errMsg(e) }));
       return;
     }
+    case 'bench':
+      // Between two steps, like measure-step, on the engine open then.
+      return answerBench(msg, engines.backend, turn, post);
   }
 }
 

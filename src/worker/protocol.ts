@@ -5,12 +5,14 @@
  */
 import type { AdapterSummary } from '../gpu/runtime';
 import type { BackendChoice, BackendName, EngineLimits } from '../model/engine';
+import type { BenchResult } from '../model/bench-run';
 import type { RunConfig, StageConfig } from '../rl/config';
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
 import type { TemperatureView } from '../rl/token-probs';
 
 export type { BackendChoice, BackendName } from '../model/engine';
 export { BACKEND_CHOICES } from '../model/engine';
+export type { BenchConfig, BenchResult } from '../model/bench-run';
 
 /** The engine the Worker trains on, as the page shows it. */
 export interface EngineSummary {
@@ -67,7 +69,13 @@ export type ToWorker =
    * policy of `config`'s model, timed on the open engine and scaled to `config`'s first stage
    * (src/worker/rung-bench.ts). Answered by `step-estimate` with the same key, between two steps.
    */
-  | { type: 'measure-step'; key: string; config: RunConfig };
+  | { type: 'measure-step'; key: string; config: RunConfig }
+  /**
+   * The Benchmark view: `magic-lab bench`'s measurement (src/model/bench-run.ts) on the open engine,
+   * between two steps; `thorough` times the CLI's default batch and steps, else a quick one
+   * (src/worker/bench.ts). Answered by `bench-progress` messages, then one `bench-result`.
+   */
+  | { type: 'bench'; requestId: number; thorough: boolean };
 
 /** The answer to a `token-probs` request: the distribution, or why there is none. */
 export type TokenProbsAnswer =
@@ -106,6 +114,10 @@ export type FromWorker =
   /** The answer to `measure-step`: seconds per RL step on `engine` (its description), or why there is none. */
   | { type: 'step-estimate'; key: string; engine: string; seconds: number }
   | { type: 'step-estimate'; key: string; engine: string; error: string }
+  /** The benchmark's part now running (`done` of `total` parts finished). */
+  | { type: 'bench-progress'; requestId: number; phase: string; done: number; total: number }
+  | { type: 'bench-result'; requestId: number; result: BenchResult }
+  | { type: 'bench-result'; requestId: number; error: string }
   /** An on-demand base checkpoint being downloaded for a run's start: bytes so far, and of the whole file (0: unknown). */
   | { type: 'base-progress'; runId: string; loaded: number; total: number }
   /**

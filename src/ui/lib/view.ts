@@ -30,3 +30,21 @@ export function fitFontSize(base: number, natural: number, available: number, mi
   const scaled = Math.floor(((base * available) / natural) * 0.97 * 10) / 10;
   return Math.max(min, Math.min(base, scaled));
 }
+
+/**
+ * view=bench opens the Benchmark view (components/BenchView.tsx). view= holds one value: projector
+ * (how the page is drawn) or bench (which centre view shows); the other views have no parameter.
+ */
+export function benchViewFromUrl(search: string): boolean {
+  return new URLSearchParams(search).get(VIEW_PARAM) === 'bench';
+}
+
+/** `search` with view=bench set (on) or removed (off; a view=projector stays). */
+export function withBenchView(search: string, on: boolean): string {
+  const p = new URLSearchParams(search);
+  if (on) p.set(VIEW_PARAM, 'bench');
+  else if (p.get(VIEW_PARAM) === 'bench') p.delete(VIEW_PARAM);
+  else return search;
+  const s = p.toString().replace(/%2C/gi, ',');
+  return s ? `?${s}` : '';
+}

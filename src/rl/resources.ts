@@ -321,13 +321,18 @@ export function checkRunResources(cfg: RunConfig, limits: ResourceLimits = {}, o
     if (largest.bytes > limit) {
       const name = limit === bind ? 'maxStorageBufferBindingSize' : 'maxBufferSize';
       const field = engineField(cfg, (e) => e.largest.bytes > limit, 'webgpu', 1);
-      throw new ResourceError(field, `the largest GPU buffer would be ${formatBytes(largest.bytes)} (${describeBuffer(largest)}); this adapter's ${name} is ${formatBytes(limit)}${rungNote(cfg)}`);
+      const hint = microBatchHint(cfg, (c) => {
+        const e = estimateRun(c, 'webgpu');
+        return Math.max(e.policy.largest.bytes, e.reference?.largest.bytes ?? 0) <= limit;
+      });
+      throw new ResourceError(field, `the largest GPU buffer would be ${formatBytes(largest.bytes)} (${describeBuffer(largest)}); this adapter's ${name} is ${formatBytes(limit)}${hint}${rungNote(cfg)}`);
     }
   } else if (eng?.engine === 'wasm') {
     if (est.engineBytes > eng.memoryBytes) {
       const field = engineField(cfg, (e) => e.total > eng.memoryBytes, 'wasm', threads);
       const ref = est.reference ? `, π_ref ${formatBytes(est.reference.total)}` : '';
-      throw new ResourceError(field, `the CPU engine would need ${formatBytes(est.engineBytes)} (${breakdown(est.policy)}${ref}); its WebAssembly memory holds at most ${formatBytes(eng.memoryBytes)}${rungNote(cfg)}`);
+      const hint = microBatchHint(cfg, (c) => estimateRun(c, 'wasm', threads).engineBytes <= eng.memoryBytes);
+      throw new ResourceError(field, `the CPU engine would need ${formatBytes(est.engineBytes)} (${breakdown(est.policy)}${ref}); its WebAssembly memory holds at most ${formatBytes(eng.memoryBytes)}${hint}${rungNote(cfg)}`);
     }
   }
   const host = limits.host ?? null;
@@ -353,6 +358,22 @@ export function checkRunResources(cfg: RunConfig, limits: ResourceLimits = {}, o
     const top = largestItem(parts);
     throw new ResourceError(top.field, `the run would take ${formatBytes(total)} of this machine's memory, ${formatBytes(top.bytes)} of it ${top.what}; it may use ${formatBytes(host.memoryBytes)} (${host.memorySource})${rungNote(cfg)}`);
   }
+}
+
+/**
+ * "; train in micro-batches instead: update.microBatchRows = 16 fits (the same update, its
+ * gradient accumulated)" when a smaller micro-batch (a power of two below today's largest
+ * training rows) makes `fits` hold: the refusal then names the field that fixes it. '' otherwise
+ * (the weights or decoding alone do not fit, or micro-batches are already 1 row).
+ */
+function microBatchHint(cfg: RunConfig, fits: (c: RunConfig) => boolean): string {
+  const rows = Math.max(...runTrainShapes(cfg).map((s) => s.rows));
+  for (let r = 2 ** Math.floor(Math.log2(Math.max(1, rows - 1))); r >= 1 && rows > 1; r /= 2) {
+    if (fits({ ...cfg, update: { ...cfg.update, microBatchRows: r } })) {
+      return `; train in micro-batches instead: update.microBatchRows = ${r} fits (the same update, its gradient accumulated over micro-batches)`;
+    }
+  }
+  return '';
 }
 
 /**

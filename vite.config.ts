@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { getRung, RUNG_NAMES } from './src/rl/config/rungs';
 
 // Cross-origin isolation, so the page and its Worker get SharedArrayBuffer: the CPU engine's
 // threads share one WebAssembly memory (without it the engine falls back to one thread). A static
@@ -11,6 +12,16 @@ const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-E
 
 const SW = 'coi-sw.js';
 const filesUnder = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+
+/**
+ * The files the service worker precaches: the whole build but the bases of on-demand rungs (the
+ * medium base, megabytes a classroom should not download unasked; the page fetches it with a
+ * progress bar when the rung is picked, into a Cache Storage cache of its own).
+ */
+export function precachedFiles(files: readonly string[]): string[] {
+  const onDemand = new Set(RUNG_NAMES.map(getRung).filter((r) => r.delivery === 'on-demand').map((r) => r.baseFile));
+  return files.filter((f) => f !== SW && !onDemand.has(f));
+}
 
 /**
  * After `vite build`: writes the build's version (a hash of every file) and file list into
@@ -28,10 +39,7 @@ function publish(): Plugin {
     closeBundle: {
       order: 'post',
       handler() {
-        const files = filesUnder(outDir)
-          .map((f) => relative(outDir, f).split('\\').join('/'))
-          .filter((f) => f !== SW)
-          .sort();
+        const files = precachedFiles(filesUnder(outDir).map((f) => relative(outDir, f).split('\\').join('/'))).sort();
         const hash = createHash('sha256');
         for (const f of files) hash.update(f).update(readFileSync(join(outDir, f)));
         const build = { version: hash.digest('hex').slice(0, 12), files };

@@ -238,33 +238,41 @@ export class JaxGpt {
     return out;
   }
 
-  /** B sequences from a one-token prompt (token 0) to the full context; returns the tokens [B][T]. */
-  async sample(B, seed, variant) {
+  /**
+   * B sequences from a one-token prompt (token 0), `newTokens` new tokens each (default: to the
+   * full context); returns the tokens [B][1 + newTokens]. greedy (KV form only): temperature
+   * 1e-5 instead of 1, which makes the Gumbel-max draw an argmax wherever the top two logits are
+   * more than ~1e-3 apart (a jitted np.argmax step failed on jax-js 0.1.25's WebGPU backend).
+   */
+  async sample(B, seed, variant, { newTokens = this.cfg.contextLength - 1, greedy = false } = {}) {
     const T = this.cfg.contextLength;
+    const W = newTokens + 1;
     let key = random.key(seed);
     if (variant === 'prefix') {
+      if (greedy) throw new Error('jaxjs-gpt sample: greedy is the KV form only');
       let tokens = np.zeros([B, T], { dtype: np.int32 });
-      for (let pos = 0; pos < T - 1; pos++) {
+      for (let pos = 0; pos < newTokens; pos++) {
         [tokens, key] = this.prefixStep(tree.ref(this.params), tokens, np.array(pos, { dtype: np.int32 }), key);
       }
       key.dispose();
       const flat = await tokens.data();
-      return Array.from({ length: B }, (_, b) => Array.from(flat.subarray(b * T, (b + 1) * T)));
+      return Array.from({ length: B }, (_, b) => Array.from(flat.subarray(b * T, b * T + W)));
     }
+    const step = greedy ? (this.kvGreedyStep ??= makeKvSampleStep(this.cfg, 1e-5)) : this.kvStep;
     const { nLayers: L, dModel: C } = this.cfg;
     let cacheK = Array.from({ length: L }, () => np.zeros([B, T, C]));
     let cacheV = Array.from({ length: L }, () => np.zeros([B, T, C]));
     let tok = np.zeros([B], { dtype: np.int32 });
     const cols = [tok.ref];
-    for (let pos = 0; pos < T - 1; pos++) {
-      [cacheK, cacheV, tok, key] = this.kvStep(tree.ref(this.params), cacheK, cacheV, tok, np.array(pos, { dtype: np.int32 }), key);
+    for (let pos = 0; pos < newTokens; pos++) {
+      [cacheK, cacheV, tok, key] = step(tree.ref(this.params), cacheK, cacheV, tok, np.array(pos, { dtype: np.int32 }), key);
       cols.push(tok.ref);
     }
     tok.dispose();
     key.dispose();
     tree.dispose([cacheK, cacheV]);
-    const all = await np.stack(cols, 1).data(); // [B, T]
-    return Array.from({ length: B }, (_, b) => Array.from(all.subarray(b * T, (b + 1) * T)));
+    const all = await np.stack(cols, 1).data(); // [B, W]
+    return Array.from({ length: B }, (_, b) => Array.from(all.subarray(b * W, (b + 1) * W)));
   }
 
   dispose() {
@@ -272,5 +280,6 @@ export class JaxGpt {
     this.trainStep.dispose();
     this.prefixStep.dispose();
     this.kvStep.dispose();
+    this.kvGreedyStep?.dispose();
   }
 }

@@ -11,6 +11,7 @@
  *
  * The backend is whatever `tf.setBackend` chose before the model is built ('webgpu' in the
  * bench page, 'cpu' in the Node test that checks this file against the lab's reference model).
+ * `sample` is the sampling side: a per-token loop with a KV cache or a recomputed prefix.
  */
 // The @tensorflow/tfjs bundle, as users import it: tfjs-core alone registers neither chained ops
 // (x.add(y)) nor gradients, and its deep imports that do so do not load in Node's ESM.
@@ -154,6 +155,66 @@ export class TfGpt {
     const [out] = await loss.data();
     loss.dispose();
     return out;
+  }
+
+  /**
+   * Sampling as TF.js users write it: a per-token loop over tf ops, the token on the device between
+   * steps (read back once at the end). B sequences from the one-token prompt [0], `newTokens` new
+   * tokens each (default: to the full context), at temperature 1 (tf.multinomial over the logits)
+   * or greedy (tf.argMax). variant 'kv': one position per step against a per-layer KV cache that
+   * grows by tf.concat; 'prefix': the causal forward over the whole prefix every step, logits of
+   * its last position. Returns the tokens [B][1 + newTokens].
+   */
+  async sample(B, seed, { variant = 'kv', newTokens = this.cfg.contextLength - 1, greedy = false } = {}) {
+    const { nHeads: H, dModel: C, nLayers: L, contextLength: T } = this.cfg;
+    if (newTokens < 1 || newTokens > T - 1) throw new Error(`tfjs-gpt sample: newTokens must be in 1..${T - 1}, got ${newTokens}`);
+    const hd = C / H;
+    const p = this.vars;
+    const pick = (logits, pos) => (greedy ? tf.argMax(logits, -1) : tf.multinomial(logits, 1, seed * 4096 + pos, false).reshape([B])).toInt();
+    let tok = tf.zeros([B], 'int32');
+    const cols = [tok];
+    let cacheK = [];
+    let cacheV = [];
+    for (let pos = 0; pos < newTokens; pos++) {
+      if (variant === 'prefix') {
+        const prefix = tf.stack(cols, 1); // [B, pos + 1]
+        const n = pos + 1;
+        tok = tf.tidy(() => {
+          const logits = forward(p, prefix, this.cfg, this.mask.slice([0, 0], [n, n]));
+          return pick(logits.slice([0, pos, 0], [B, 1, this.cfg.vocabSize]).reshape([B, this.cfg.vocabSize]), pos);
+        });
+        prefix.dispose();
+      } else {
+        const out = tf.tidy(() => {
+          let x = tf.gather(p.wte, tok).add(p.wpe.slice([pos, 0], [1, C])); // [B, C]
+          const K = [];
+          const V = [];
+          for (let l = 0; l < L; l++) {
+            const g = (s) => p[`l${l}.${s}`];
+            const qkv = dense(rmsnorm(x, g('ln1w')), g('qkvw'), g('qkvb')).reshape([B, 3, H, 1, hd]);
+            const [q, k, v] = tf.unstack(qkv, 1); // [B, H, 1, hd] each
+            K.push(pos === 0 ? k : tf.concat([cacheK[l], k], 2)); // [B, H, pos + 1, hd]
+            V.push(pos === 0 ? v : tf.concat([cacheV[l], v], 2));
+            const s = tf.matMul(q, K[l], false, true).mul(1 / Math.sqrt(hd)); // [B, H, 1, pos + 1]
+            const att = tf.matMul(tf.softmax(s, -1), V[l]).reshape([B, C]);
+            x = x.add(dense(att, g('projw'), g('projb')));
+            x = x.add(dense(gelu(dense(rmsnorm(x, g('ln2w')), g('fcw'), g('fcb'))), g('fcprojw'), g('fcprojb')));
+          }
+          const logits = tf.matMul(rmsnorm(x, p.lnfw), p.wte, false, true); // [B, V]
+          return { next: pick(logits, pos), K, V };
+        });
+        tf.dispose([cacheK, cacheV]);
+        ({ K: cacheK, V: cacheV } = out);
+        tok = out.next;
+      }
+      cols.push(tok);
+    }
+    tf.dispose([cacheK, cacheV]);
+    const all = tf.stack(cols, 1);
+    const flat = await all.data();
+    tf.dispose([all, cols]);
+    const W = newTokens + 1;
+    return Array.from({ length: B }, (_, b) => Array.from(flat.subarray(b * W, (b + 1) * W)));
   }
 
   dispose() {

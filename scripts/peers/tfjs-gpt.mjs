@@ -160,8 +160,7 @@ export class TfGpt {
   /**
    * Sampling as TF.js users write it: a per-token loop over tf ops, the token on the device between
    * steps (read back once at the end). B sequences from the one-token prompt [0], `newTokens` new
-   * tokens each (default: to the full context), at temperature 1 (tf.multinomial over the logits)
-   * or greedy (tf.argMax). variant 'kv': one position per step against a per-layer KV cache that
+   * tokens each (default: to the full context), at temperature 1 (Gumbel-max) or greedy (tf.argMax). variant 'kv': one position per step against a per-layer KV cache that
    * grows by tf.concat; 'prefix': the causal forward over the whole prefix every step, logits of
    * its last position. Returns the tokens [B][1 + newTokens].
    */
@@ -170,7 +169,14 @@ export class TfGpt {
     if (newTokens < 1 || newTokens > T - 1) throw new Error(`tfjs-gpt sample: newTokens must be in 1..${T - 1}, got ${newTokens}`);
     const hd = C / H;
     const p = this.vars;
-    const pick = (logits, pos) => (greedy ? tf.argMax(logits, -1) : tf.multinomial(logits, 1, seed * 4096 + pos, false).reshape([B])).toInt();
+    // τ = 1 by Gumbel-max over tf.randomUniform, not tf.multinomial: TF.js-WebGPU's multinomial hashes
+    // (column / numSamples, row / B) · seed, so with one sample row 0 gets the same u at every step
+    // (the bench's sampler check caught it: z ≈ −54). randomUniform is drawn on the host and uploaded, never read back.
+    const pick = (logits, pos) => {
+      if (greedy) return tf.argMax(logits, -1).toInt();
+      const u = tf.randomUniform([B, this.cfg.vocabSize], 1e-7, 1, 'float32', seed * 4096 + pos);
+      return tf.argMax(logits.sub(tf.log(tf.neg(tf.log(u)))), -1).toInt();
+    };
     let tok = tf.zeros([B], 'int32');
     const cols = [tok];
     let cacheK = [];

@@ -1,14 +1,28 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:ui`: what a new user sees, timed. Serves the built app (vite preview on
- * 127.0.0.1:4174), opens it in the system Chromium with WebGPU, presses Play on the default
- * `magic` preset and reports: seconds until the Worker has the device, until step 1 and the
- * entropy / reward charts have a point, steps done in the measuring window, and every
- * main-thread long task (> 50 ms) while training. A benchmark, not a test: prints JSON.
+ * `npm run bench:ui`: the page's training speed per view beside the CLI's (issue #28 item 5).
+ * For one preset, engine and thread count it times, in rounds that alternate the modes so machine
+ * load hits them alike:
+ *   built-training, built-findings  the built page (vite preview), Training or Findings view open
+ *   dev-training,   dev-findings    the dev server (vite, React in StrictMode), the same two views
+ *   cli                             `magic-lab train` in Node on the same preset, backend and threads
+ * Each mode starts training, waits until step --warmup-steps is done (the base checkpoint, the
+ * offline filter and the first step are not the steady rate), then counts the steps finished in
+ * --seconds of wall time (evaluations and checkpoints included, for the page and the CLI alike).
+ * Pages also record every main-thread long task (> 50 ms) inside the window. Prints JSON: each
+ * run, each mode's median steps/min, and the ratios Training/Findings and Training/CLI per page.
+ * A benchmark, not a test.
  *
- *   npm run build && npm run bench:ui [-- --seconds 90 --url "/?preset=magic"]
+ *   npm run build && npm run bench:ui [-- --preset magic --backend wasm --threads 2 --seconds 45 --rounds 2]
+ *   flags: --modes built-training,cli (a subset)  --preview-port 4752  --dev-port 5752  --warmup-steps 3
+ *
+ * The page's CPU engine takes every core the browser reports (it has no threads= URL key); the
+ * result says how many threads its engine ran on, and warns when that is not --threads.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 
 const args = process.argv.slice(2);
@@ -16,63 +30,165 @@ const opt = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const seconds = Number(opt('seconds', '90'));
-const path = opt('url', '/');
-const PORT = 4174;
+const num = (name, dflt) => {
+  const v = Number(opt(name, String(dflt)));
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name}: expected a positive number, got ${opt(name)}`);
+  return v;
+};
+const preset = opt('preset', 'magic');
+const backend = opt('backend', 'wasm');
+const threads = num('threads', 2);
+const seconds = num('seconds', 45);
+const rounds = num('rounds', 2);
+const warmupSteps = num('warmup-steps', 3);
+const PREVIEW_PORT = num('preview-port', 4752);
+const DEV_PORT = num('dev-port', 5752);
+const ALL_MODES = ['built-training', 'built-findings', 'dev-training', 'dev-findings', 'cli'];
+const modes = opt('modes', ALL_MODES.join(',')).split(',');
+for (const m of modes) if (!ALL_MODES.includes(m)) throw new Error(`--modes: unknown mode "${m}" (known: ${ALL_MODES.join(', ')})`);
+if (modes.some((m) => m.startsWith('built')) && !existsSync('dist/index.html')) throw new Error('dist/index.html: run `npm run build` first');
 
-const server = spawn('npx', ['vite', 'preview', '--host', '127.0.0.1', '--port', String(PORT), '--strictPort'], { stdio: 'ignore' });
-const stop = () => server.kill('SIGTERM');
-process.on('exit', stop);
-for (let i = 0; i < 100; i++) {
-  try {
-    if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) break;
-  } catch {
-    /* not up yet */
+const children = [];
+const stopAll = () => children.forEach((c) => c.exitCode === null && c.kill('SIGTERM'));
+process.on('exit', stopAll);
+process.on('SIGINT', () => process.exit(130));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function serve(argv, port) {
+  children.push(spawn('npx', ['vite', ...argv, '--host', '127.0.0.1', '--port', String(port), '--strictPort'], { stdio: 'ignore' }));
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return `http://127.0.0.1:${port}`;
+    } catch {
+      /* not up yet */
+    }
+    await sleep(200);
   }
-  await new Promise((r) => setTimeout(r, 200));
+  throw new Error(`vite ${argv[0] ?? 'dev'} on port ${port} did not answer`);
 }
+const origins = {};
+if (modes.some((m) => m.startsWith('built'))) origins.built = await serve(['preview'], PREVIEW_PORT);
+if (modes.some((m) => m.startsWith('dev'))) origins.dev = await serve([], DEV_PORT);
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
-try {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-  await page.addInitScript(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask', buffered: true });
-  });
-  const t0 = Date.now();
-  await page.goto(`http://127.0.0.1:${PORT}${path}`);
-  await page.getByTestId('adapter-name').waitFor({ timeout: 120_000 });
-  const device = (Date.now() - t0) / 1000;
-  await page.getByTestId('play').click();
-  const tPlay = Date.now();
-  await page.evaluate(() => window.__longTasks.splice(0));
-  const points = async (id) => Number(await page.getByTestId(id).getAttribute('data-points'));
-  let firstStep = null;
-  let chartsDrawn = null;
-  while ((Date.now() - tPlay) / 1000 < seconds) {
-    const step = Number(await page.getByTestId('step-counter').textContent());
-    if (firstStep === null && step >= 1) firstStep = (Date.now() - tPlay) / 1000;
-    if (chartsDrawn === null && (await points('chart-entropy')) >= 1 && (await points('chart-reward')) >= 1) chartsDrawn = (Date.now() - tPlay) / 1000;
-    await new Promise((r) => setTimeout(r, 250));
+
+/** Waits (≤ 10 min) until `step()` reaches `n`, then counts steps over `seconds`: { steps, window_s }. */
+async function countSteps(step) {
+  const deadline = Date.now() + 600_000;
+  while ((await step()) < warmupSteps) {
+    if (Date.now() > deadline) throw new Error(`step ${warmupSteps} not reached in 10 minutes`);
+    await sleep(100);
   }
-  const result = {
-    url: path,
-    adapter: await page.getByTestId('adapter-name').textContent(),
-    status: await page.getByTestId('status-message').textContent().catch(() => null),
-    seconds_to_device: device,
-    seconds_play_to_first_step: firstStep,
-    seconds_play_to_charts: chartsDrawn,
-    steps_in_window: Number(await page.getByTestId('step-counter').textContent()),
-    window_s: seconds,
-    long_tasks_ms: await page.evaluate(() => window.__longTasks),
-  };
-  console.log(JSON.stringify(result, null, 2));
+  const s0 = await step();
+  const t0 = Date.now();
+  await sleep(seconds * 1000);
+  const s1 = await step();
+  const window_s = (Date.now() - t0) / 1000;
+  return { steps: s1 - s0, window_s, steps_per_min: ((s1 - s0) * 60) / window_s };
+}
+
+async function pageRun(server, view) {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  try {
+    await page.addInitScript(() => {
+      window.__longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+      }).observe({ type: 'longtask', buffered: true });
+    });
+    await page.goto(`${origins[server]}/?preset=${encodeURIComponent(preset)}&backend=${encodeURIComponent(backend)}`);
+    await page.getByTestId('adapter-name').waitFor({ timeout: 180_000 });
+    const engineThreads = await page.evaluate(() => navigator.hardwareConcurrency);
+    await page.getByTestId('play').click();
+    if (view === 'findings') await page.getByTestId('view-findings').click();
+    const step = async () => Number(await page.getByTestId('step-counter').textContent());
+    // Long tasks from Play to the window's start are setup (the first step, the first draw); not counted.
+    let counted = null;
+    const result = await countSteps(async () => {
+      const s = await step();
+      if (counted === null && s >= warmupSteps) counted = await page.evaluate(() => window.__longTasks.splice(0).length);
+      return s;
+    });
+    const longTasks = await page.evaluate(() => window.__longTasks);
+    return { ...result, long_tasks_ms: longTasks, page_threads: engineThreads, status: await page.getByTestId('status-message').textContent().catch(() => null) };
+  } finally {
+    await page.close();
+  }
+}
+
+async function cliRun() {
+  const out = mkdtempSync(join(tmpdir(), 'bench-ui-cli-'));
+  const child = spawn(process.execPath, ['bin/magic-lab.mjs', 'train', '--preset', preset, '--backend', backend, '--threads', String(threads), '--out', join(out, 'run'), '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const file = join(out, 'run', 'metrics.jsonl');
+  try {
+    return await countSteps(async () => {
+      if (child.exitCode !== null) throw new Error(`magic-lab train exited ${child.exitCode}: ${stderr.slice(-500)}`);
+      if (!existsSync(file)) return 0;
+      return readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"step"')).length;
+    });
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+const runs = [];
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? null : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+try {
+  for (let r = 0; r < rounds; r++) {
+    // Rotate the order each round so no mode always runs first (or after the same neighbour).
+    const order = modes.map((_, i) => modes[(i + r) % modes.length]);
+    for (const mode of order) {
+      const [server, view] = mode.split('-');
+      const res = mode === 'cli' ? await cliRun() : await pageRun(server, view);
+      runs.push({ round: r + 1, mode, ...res });
+      console.error(`round ${r + 1} ${mode}: ${res.steps_per_min.toFixed(1)} steps/min${res.long_tasks_ms ? `, long tasks ${JSON.stringify(res.long_tasks_ms)}` : ''}`);
+    }
+  }
 } finally {
   await browser.close();
-  stop();
+  stopAll();
 }
+
+const perMode = {};
+for (const m of modes) {
+  const rs = runs.filter((x) => x.mode === m);
+  const lt = rs.flatMap((x) => x.long_tasks_ms ?? []);
+  perMode[m] = { steps_per_min: rs.map((x) => +x.steps_per_min.toFixed(1)), median: +median(rs.map((x) => x.steps_per_min)).toFixed(1), ...(m === 'cli' ? {} : { long_tasks: lt.length, longest_task_ms: lt.length ? Math.max(...lt) : 0 }) };
+}
+const ratio = (a, b) => (perMode[a] && perMode[b] ? +(perMode[a].median / perMode[b].median).toFixed(3) : null);
+const pageThreads = [...new Set(runs.filter((x) => x.page_threads).map((x) => x.page_threads))];
+console.log(
+  JSON.stringify(
+    {
+      preset,
+      backend,
+      threads,
+      page_threads: pageThreads,
+      ...(pageThreads.some((t) => t !== threads) && backend !== 'webgpu' ? { warning: `the page's engine uses every core (${pageThreads.join(', ')}), not --threads ${threads}` } : {}),
+      seconds,
+      rounds,
+      warmup_steps: warmupSteps,
+      modes: perMode,
+      ratios: {
+        built_training_over_findings: ratio('built-training', 'built-findings'),
+        built_training_over_cli: ratio('built-training', 'cli'),
+        dev_training_over_findings: ratio('dev-training', 'dev-findings'),
+        dev_training_over_cli: ratio('dev-training', 'cli'),
+      },
+      runs,
+    },
+    null,
+    2,
+  ),
+);

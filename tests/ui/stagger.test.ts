@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createStaggerQueue } from '../../src/ui/lib/stagger';
+import { createStaggerQueue, redrawWait } from '../../src/ui/lib/stagger';
 
 const PUMP = 12;
 /** "Idle" = the next macrotask, as in a browser without requestIdleCallback (a nested 0 ms timer fires 1 ms later under fake timers). */
@@ -80,5 +80,18 @@ describe('stagger queue (one chart update per task)', () => {
     q.settled();
     q.schedule();
     expect(q.pending).toBe(1);
+  });
+});
+
+describe('redrawWait (a redraw at most every interval, none off screen)', () => {
+  it('waits for what is left of the interval since the last draw, on a fake clock', () => {
+    expect(redrawWait(1000, 0, 1000, true)).toBe(0);
+    expect(redrawWait(1300, 1000, 1000, true)).toBe(700);
+    expect(redrawWait(2000, 1000, 1000, true)).toBe(0);
+    expect(redrawWait(5000, 1000, 1000, true)).toBe(0);
+  });
+  it('holds every redraw while off screen, however long since the last', () => {
+    expect(redrawWait(1300, 1000, 1000, false)).toBeNull();
+    expect(redrawWait(99_000, 0, 1000, false)).toBeNull();
   });
 });

@@ -9,6 +9,7 @@ import type { ReferenceFile } from '../lib/reference';
 import type { RunData } from '../../io/runfile';
 import { fitDomain } from '../lib/findingview';
 import { useLab } from '../store';
+import { useOnScreen } from '../lib/onscreen';
 import { useStaggered } from '../lib/stagger';
 import { compactTooltip, EVENT_COLOURS, EventLabels } from './ChartParts';
 import { useChartHover } from './useChartHover';
@@ -154,7 +155,13 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     };
   }, [runsIn, spec, smoothing, logIn, boundariesIn, eventsIn, targetIn, refIn, referenceSeeds, reference, family],
   );
-  const { rows, livePoints, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = useStaggered(latest, REDRAW_MS);
+  // Off screen, a chart holds its redraws (nobody sees them) and draws once it is back in view.
+  const figure = useRef<HTMLElement>(null);
+  const onScreen = useOnScreen(figure);
+  const drawn = useStaggered(latest, REDRAW_MS, undefined, onScreen);
+  const { rows, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = drawn;
+  // What the chart holds, drawn or (off screen) waiting to be: its data-* attributes say this.
+  const held = onScreen ? drawn : latest;
   const box = useRef<HTMLDivElement>(null);
   // The tooltip is mounted only while the pointer is over a chart of this group (all of them then
   // show the hovered step): while training nobody hovers, and each mounted recharts part re-runs
@@ -320,12 +327,13 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   };
   return (
     <figure
+      ref={figure}
       className="chart"
       data-testid={`chart-${spec.id}`}
-      data-points={livePoints}
-      data-runs={runs.length}
-      data-reference-series={refSeries.length}
-      data-events={eventLines.length}
+      data-points={held.livePoints}
+      data-runs={held.runs.length}
+      data-reference-series={held.refSeries.length}
+      data-events={onScreen ? eventLines.length : Math.min(held.events.length, MAX_EVENT_MARKERS)}
       {...(spec.volatile ? { 'data-volatile': '' } : {})}
     >
       <figcaption title={spec.help}>

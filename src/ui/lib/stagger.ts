@@ -109,8 +109,24 @@ export function createStaggerQueue(pumpMs = PUMP_MS, idle: IdleFn = browserIdle)
 /** The page's one queue: every chart draws through it. */
 export const staggerQueue = createStaggerQueue();
 
-export function useStaggered<T>(value: T, minIntervalMs: number, q: StaggerQueue = staggerQueue): T {
+/**
+ * How long (ms) until a changed value may be drawn: what is left of the redraw interval since the
+ * last draw, or null while the component is off screen (nobody sees the redraw; it is held, and
+ * drawn as soon as the component is back in view, if its interval is over).
+ */
+export function redrawWait(now: number, lastShown: number, minIntervalMs: number, visible: boolean): number | null {
+  if (!visible) return null;
+  return Math.max(0, lastShown + minIntervalMs - now);
+}
+
+/**
+ * `value`, updated at most every `minIntervalMs`, one staggered component per task; while
+ * `visible` is false (off screen) updates are held, not drawn.
+ */
+export function useStaggered<T>(value: T, minIntervalMs: number, q: StaggerQueue = staggerQueue, visible = true): T {
   const [shown, setShown] = useState(value);
+  const onScreen = useRef(visible);
+  onScreen.current = visible;
   const latest = useRef(value);
   /** An update is waiting for its interval or in the queue. */
   const queued = useRef(false);
@@ -134,10 +150,16 @@ export function useStaggered<T>(value: T, minIntervalMs: number, q: StaggerQueue
   }, [q]);
   useEffect(() => {
     if (queued.current || Object.is(value, shown)) return;
+    const wait = redrawWait(performance.now(), lastShown.current, minIntervalMs, visible);
+    if (wait === null) return;
     queued.current = true;
-    const wait = Math.max(0, lastShown.current + minIntervalMs - performance.now());
     timer.current = setTimeout(() => {
       if (!alive.current || !queued.current) return;
+      // Scrolled out of view while waiting: held until it is back (this effect runs again then).
+      if (!onScreen.current) {
+        queued.current = false;
+        return;
+      }
       due.current = true;
       q.schedule();
       q.enqueue(() => {
@@ -149,6 +171,6 @@ export function useStaggered<T>(value: T, minIntervalMs: number, q: StaggerQueue
         q.settled();
       });
     }, wait);
-  }, [value, shown, minIntervalMs, q]);
+  }, [value, shown, minIntervalMs, q, visible]);
   return shown;
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createStaggerQueue, redrawWait } from '../../src/ui/lib/stagger';
+import { COST_SHARE, createStaggerQueue, MAX_REDRAW_MS, nextCost, redrawInterval, redrawWait } from '../../src/ui/lib/stagger';
 
 const PUMP = 12;
 /** "Idle" = the next macrotask, as in a browser without requestIdleCallback (a nested 0 ms timer fires 1 ms later under fake timers). */
@@ -93,5 +93,22 @@ describe('redrawWait (a redraw at most every interval, none off screen)', () => 
   it('holds every redraw while off screen, however long since the last', () => {
     expect(redrawWait(1300, 1000, 1000, false)).toBeNull();
     expect(redrawWait(99_000, 0, 1000, false)).toBeNull();
+  });
+});
+
+describe('redrawInterval (redraws take at most 1/COST_SHARE of the time)', () => {
+  it('keeps the minimum for cheap redraws and grows with their cost, up to the ceiling', () => {
+    expect(redrawInterval(1000, 0)).toBe(1000);
+    expect(redrawInterval(1000, 20)).toBe(1000);
+    expect(redrawInterval(1000, 50)).toBe(50 * COST_SHARE);
+    expect(redrawInterval(1000, 60)).toBe(60 * COST_SHARE);
+    expect(redrawInterval(1000, 500)).toBe(MAX_REDRAW_MS);
+  });
+  it('smooths the measured cost: the first measure as it is, then half old, half new', () => {
+    expect(nextCost(0, 80)).toBe(80);
+    expect(nextCost(80, 40)).toBe(60);
+    let c = 0;
+    for (let i = 0; i < 30; i++) c = nextCost(c, 100);
+    expect(c).toBeCloseTo(100, 9);
   });
 });

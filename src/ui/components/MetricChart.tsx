@@ -10,7 +10,7 @@ import type { RunData } from '../../io/runfile';
 import { fitDomain } from '../lib/findingview';
 import { useLab } from '../store';
 import { useOnScreen } from '../lib/onscreen';
-import { useStaggered } from '../lib/stagger';
+import { useRedrawInterval, useStaggered } from '../lib/stagger';
 import { compactTooltip, EVENT_COLOURS, EventLabels } from './ChartParts';
 import { useChartHover } from './useChartHover';
 
@@ -158,7 +158,10 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   // Off screen, a chart holds its redraws (nobody sees them) and draws once it is back in view.
   const figure = useRef<HTMLElement>(null);
   const onScreen = useOnScreen(figure);
-  const drawn = useStaggered(latest, REDRAW_MS, undefined, onScreen);
+  // The interval grows with what a redraw costs here (lib/stagger.ts: ~1 s built, more on the dev server).
+  const interval = useRef(REDRAW_MS);
+  const drawn = useStaggered(latest, interval.current, undefined, onScreen);
+  interval.current = useRedrawInterval(drawn, REDRAW_MS);
   const { rows, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = drawn;
   // What the chart holds, drawn or (off screen) waiting to be: its data-* attributes say this.
   const held = onScreen ? drawn : latest;

@@ -9,7 +9,7 @@
  * its next GPU step when the GPU is emulated on the CPU (see lab.worker.ts), so the page draws
  * while the CPU is free rather than competing with the GPU emulation for it.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 
 const PUMP_MS = 12;
 
@@ -173,4 +173,43 @@ export function useStaggered<T>(value: T, minIntervalMs: number, q: StaggerQueue
     }, wait);
   }, [value, shown, minIntervalMs, q, visible]);
   return shown;
+}
+
+/**
+ * A redraw's budget: a chart whose redraws cost `costMs` (smoothed) redraws at most every
+ * costMs × COST_SHARE, never more often than `minMs` nor less often than MAX_REDRAW_MS. On the built
+ * page a redraw costs 15–50 ms and the interval stays ~1 s; on the dev server (React's development
+ * build, every render twice under StrictMode) one costs several times more, and the charts drawing
+ * every second took more of the two cores than the training did (issue #28 item 5).
+ */
+export const COST_SHARE = 40;
+export const MAX_REDRAW_MS = 4000;
+export function redrawInterval(minMs: number, costMs: number): number {
+  return Math.min(MAX_REDRAW_MS, Math.max(minMs, costMs * COST_SHARE));
+}
+/** The smoothed cost after one more measured redraw (half the old, half the new). */
+export function nextCost(prev: number, measuredMs: number): number {
+  return prev === 0 ? measuredMs : (prev + measuredMs) / 2;
+}
+
+/**
+ * The interval for a component whose drawn value is `drawn`: times each redraw from the render
+ * that starts it to the end of the task that commits it (recharts' own store updates run there).
+ */
+export function useRedrawInterval(drawn: unknown, minMs: number): number {
+  const cost = useRef(0);
+  const started = useRef<number | null>(null);
+  const last = useRef(drawn);
+  if (!Object.is(last.current, drawn) && started.current === null) started.current = performance.now();
+  useLayoutEffect(() => {
+    last.current = drawn;
+    const t0 = started.current;
+    if (t0 === null) return;
+    const end = setTimeout(() => {
+      cost.current = nextCost(cost.current, performance.now() - t0);
+      started.current = null;
+    }, 0);
+    return () => clearTimeout(end);
+  }, [drawn]);
+  return redrawInterval(minMs, cost.current);
 }

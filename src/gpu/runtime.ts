@@ -393,6 +393,11 @@ export class GpuRuntime {
     return out;
   }
 
+  /** The WGSL text of a file in shaders/ (for a kernel version key: src/model/matmul-choice.ts). */
+  shaderText(file: string): string {
+    return this.shaderSource(file);
+  }
+
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;

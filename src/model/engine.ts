@@ -14,8 +14,10 @@ import type { AdamWOptions, GenerateRequest, GenerateResult, GrpoLossOptions } f
 import type { DeviceLossInfo } from '../gpu/faults';
 import type { ModelConfig, ParamLayout } from './config';
 import type { StepStats } from './step';
+import type { MatmulVariant } from '../util/engine-options';
 
 export type { AdamWOptions, GrpoLossOptions, KlType, SamplerOptions } from './engine-types';
+export { MATMUL_VARIANTS, type MatmulVariant } from '../util/engine-options';
 export type { GenerateRequest, GenerateResult, FinishReason } from './engine-types';
 export type { StepStats } from './step';
 export { combineStepStats } from './step-stats';
@@ -81,8 +83,20 @@ export interface UpdateOptions {
 
 export type Accumulate = 'first' | 'middle' | 'last' | 'only';
 
+/**
+ * How to build a policy. matmulVariant (WebGPU only; the CPU engine ignores it): the kernel variant
+ * its matmuls use — a resumed run's recorded one; 'by-adapter-kind' is the rule runs used before the
+ * variant was recorded (software adapter → blocked4x4, else tiled64), so their checkpoints still
+ * replay bit for bit. Absent: the backend's own choice (timed per adapter and cached, or its override).
+ */
+export interface PolicyOptions {
+  matmulVariant?: MatmulVariant | 'by-adapter-kind';
+}
+
 export interface PolicyEngine {
   readonly backend: BackendName;
+  /** WebGPU: the matmul variant this policy's kernels were built with (a run records it in its checkpoint). */
+  readonly matmulVariant?: MatmulVariant;
   readonly cfg: ModelConfig;
   readonly layout: ParamLayout;
   setParams(flat: Float32Array): void;
@@ -127,7 +141,7 @@ export interface Backend {
   /** Threads the CPU engine uses (1 for WebGPU). */
   readonly threads: number;
   /** `name` labels the policy's buffers (actor, reference, …). */
-  createPolicy(cfg: ModelConfig, name: string): Promise<PolicyEngine>;
+  createPolicy(cfg: ModelConfig, name: string, opts?: PolicyOptions): Promise<PolicyEngine>;
   /** GFLOP/s of this backend's matmul on one shape (median of `repeats`; a benchmark, not a test). */
   matmulGflops?(shape: MatmulShape, repeats: number): Promise<number>;
   /** The device's limits now; absent on a backend that exposes none (a test double). */

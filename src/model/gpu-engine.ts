@@ -2,13 +2,14 @@
  * The WebGPU backend behind the engine interface: a `GpuPolicy` (recorded dispatch plans) with
  * one `PolicyStep` per (loss, batch shape), built on first use and replayed after.
  */
-import { matmulGflops, setMatmulVariant, type MatmulVariant } from '../gpu/kernels/matmul';
+import { matmulGflops, type MatmulVariant } from '../gpu/kernels/matmul';
 import type { GpuRuntime } from '../gpu/runtime';
 import type { ModelConfig } from './config';
 import { AccumulationState, checkBatch } from './engine-checks';
-import type { Backend, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
+import type { Backend, PolicyEngine, PolicyOptions, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
 import type { GenerateRequest, GenerateResult } from './engine-types';
 import { generate } from './generate';
+import { chooseVariantByTiming, variantByAdapterKind, type MatmulVariantChoice, type VariantCache, type VariantTiming } from './matmul-choice';
 import { GpuPolicy } from './policy';
 import { buildPolicyStep, type PolicyStep, type StepStats } from './step';
 
@@ -22,8 +23,9 @@ export class WebGpuPolicyEngine implements PolicyEngine {
     readonly rt: GpuRuntime,
     readonly cfg: ModelConfig,
     name: string,
+    readonly matmulVariant: MatmulVariant,
   ) {
-    this.gpu = new GpuPolicy(rt, cfg, name);
+    this.gpu = new GpuPolicy(rt, cfg, name, matmulVariant);
   }
 
   get layout() {
@@ -97,24 +99,55 @@ export class WebGpuPolicyEngine implements PolicyEngine {
 }
 
 /**
- * Policies on one WebGPU device. The matmul variant is fixed per adapter kind (not timed) so a
- * run replays bit for bit: the variants sum in different orders.
+ * Policies on one WebGPU device. The matmul variants sum in different orders, so each policy is
+ * built with one variant for its whole life: the one asked for (a resumed run's recorded variant),
+ * else the backend's — `matmulVariant` fixed, or `auto` (default): the fastest on this adapter, timed
+ * once per runtime at the first policy's train-step shapes and cached across sessions in `cache`.
  */
 export interface WebGpuBackend extends Backend {
   readonly name: 'webgpu';
   readonly rt: GpuRuntime;
+  /** How the backend's own variant was settled (after the first policy without a given variant). */
+  readonly variantTiming: () => VariantTiming | null;
 }
 
-export function webgpuBackend(rt: GpuRuntime): WebGpuBackend {
-  const variant: MatmulVariant = rt.adapter.isSoftware ? 'blocked4x4' : 'tiled64';
-  setMatmulVariant(rt, variant);
+export interface WebGpuBackendOptions {
+  /** Default 'auto'. */
+  matmulVariant?: MatmulVariantChoice;
+  /** Where `auto` keeps its choice per adapter; absent: timed once per runtime, remembered for that runtime only. */
+  cache?: VariantCache | null;
+}
+
+/** `auto` choices per runtime, so backends opened again on one device (tests, the page's restarts) time once. */
+const timedOn = new WeakMap<GpuRuntime, Promise<VariantTiming>>();
+
+export function webgpuBackend(rt: GpuRuntime, o: WebGpuBackendOptions = {}): WebGpuBackend {
+  const choice = o.matmulVariant ?? 'auto';
+  let settled: VariantTiming | null = choice === 'auto' ? null : { variant: choice, from: 'timing' };
+  const own = async (cfg: ModelConfig): Promise<MatmulVariant> => {
+    if (settled) return settled.variant;
+    let p = timedOn.get(rt);
+    if (!p) {
+      p = chooseVariantByTiming(rt, cfg, o.cache ?? null);
+      timedOn.set(rt, p);
+      p.catch(() => timedOn.delete(rt));
+    }
+    settled = await p;
+    return settled.variant;
+  };
+  const variantFor = async (cfg: ModelConfig, opts?: PolicyOptions): Promise<MatmulVariant> => {
+    const asked = opts?.matmulVariant;
+    if (asked === 'by-adapter-kind') return variantByAdapterKind(rt.adapter);
+    return asked ?? own(cfg);
+  };
   return {
     name: 'webgpu',
     rt,
     description: `WebGPU on ${rt.adapter.description}`,
     threads: 1,
-    createPolicy: async (cfg, name) => new WebGpuPolicyEngine(rt, cfg, name),
-    matmulGflops: (shape, repeats) => matmulGflops(rt, variant, shape, repeats),
+    variantTiming: () => settled,
+    createPolicy: async (cfg, name, opts) => new WebGpuPolicyEngine(rt, cfg, name, await variantFor(cfg, opts)),
+    matmulGflops: async (shape, repeats) => matmulGflops(rt, settled?.variant ?? variantByAdapterKind(rt.adapter), shape, repeats),
     limits: () => ({ engine: 'webgpu', maxStorageBufferBindingSize: Number(rt.limits.maxStorageBufferBindingSize), maxBufferSize: Number(rt.limits.maxBufferSize), software: rt.adapter.isSoftware }),
     onLost: (f) => rt.onLost(f),
     destroy: () => rt.destroy(),

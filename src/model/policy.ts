@@ -10,7 +10,7 @@
  */
 import type { Binding, BufferSlice, Dispatch, GpuRuntime } from '../gpu/runtime';
 import { accumulate, add, geluBackward, geluForward } from '../gpu/kernels/elementwise';
-import { biasGrad, matmul } from '../gpu/kernels/matmul';
+import { biasGrad, matmul, type MatmulVariant } from '../gpu/kernels/matmul';
 import { attentionBackward, attentionDecode, attentionForward } from '../gpu/kernels/attention';
 import { normBackward, normForward } from '../gpu/kernels/norm';
 import { encoderBackward, encoderDecode, encoderForward } from '../gpu/kernels/embedding';
@@ -88,6 +88,8 @@ export class GpuPolicy {
     readonly cfg: ModelConfig,
     /** Prefix for buffer names, so two policies (e.g. actor and reference) can coexist. */
     readonly name = 'policy',
+    /** The matmul kernel variant every plan of this policy is built with; absent: the runtime's selected one. */
+    readonly matmulVariant?: MatmulVariant,
   ) {
     this.layout = layoutParams(cfg);
     const bytes = this.layout.totalFloats * F32;
@@ -203,10 +205,10 @@ export class GpuPolicy {
     const bwd: Dispatch[] = [];
     const head = headName(cfg);
     const linear = async (x: Binding, w: string, b: string | null, out: Binding, inF: number, outF: number) =>
-      fwd.push(await matmul(rt, { a: x, b: this.p(w), out, bias: b ? this.p(b) : undefined, M: N, N: outF, K: inF, transA: false, transB: true, accumulate: false }));
+      fwd.push(await matmul(rt, { a: x, b: this.p(w), out, bias: b ? this.p(b) : undefined, M: N, N: outF, K: inF, transA: false, transB: true, accumulate: false, variant: this.matmulVariant }));
     const linearBack = async (dy: Binding, x: Binding, w: string, b: string | null, dx: Binding, inF: number, outF: number) => {
-      bwd.push(await matmul(rt, { a: dy, b: this.p(w), out: dx, M: N, N: inF, K: outF, transA: false, transB: false, accumulate: false }));
-      bwd.push(await matmul(rt, { a: dy, b: x, out: this.g(w), M: outF, N: inF, K: N, transA: true, transB: false, accumulate: true }));
+      bwd.push(await matmul(rt, { a: dy, b: this.p(w), out: dx, M: N, N: inF, K: outF, transA: false, transB: false, accumulate: false, variant: this.matmulVariant }));
+      bwd.push(await matmul(rt, { a: dy, b: x, out: this.g(w), M: outF, N: inF, K: N, transA: true, transB: false, accumulate: true, variant: this.matmulVariant }));
       if (b) bwd.push(await biasGrad(rt, { dout: dy, dbias: this.g(b), rows: N, cols: outF, accumulate: true }));
     };
 
@@ -323,7 +325,7 @@ export class GpuPolicy {
     const logits = a('logits', B * V);
     const step: Dispatch[] = [];
     const linear = async (inp: Binding, w: string, b: string | null, out: Binding, inF: number, outF: number) =>
-      step.push(await matmul(rt, { a: inp, b: this.p(w), out, bias: b ? this.p(b) : undefined, M: B, N: outF, K: inF, transA: false, transB: true, accumulate: false }));
+      step.push(await matmul(rt, { a: inp, b: this.p(w), out, bias: b ? this.p(b) : undefined, M: B, N: outF, K: inF, transA: false, transB: true, accumulate: false, variant: this.matmulVariant }));
     const norm = async (w: string, bias: string) =>
       step.push(await normForward(rt, { kind, inp: x, weight: this.p(w), bias: ln ? this.p(bias) : undefined, out: lnOut, mean: ln ? mean : undefined, rstd, rows: B, C }));
 

@@ -16,6 +16,7 @@
  */
 import { CheckpointError, decodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
 import { ConfigError, layoutParams } from '../model/config';
+import { MATMUL_VARIANTS, type MatmulVariant, type PolicyEngine, type PolicyOptions } from '../model/engine';
 import { validateRunConfig, type RunConfig } from './config';
 import type { EntropyControllerState } from './entropy';
 import type { OfflineFilterReport } from './filters';
@@ -171,7 +172,7 @@ export function runCheckpointConfig(ckpt: CheckpointContents, source = 'checkpoi
 /** What a loader gets from a checked checkpoint's meta. */
 export type CheckedMeta =
   /** A run checkpoint; `state` null for one without a run state (a sweep's start weights, for evaluation only). */
-  | { kind: 'run'; config: RunConfig; state: TrainerState | null; refParams: Float32Array | null }
+  | { kind: 'run'; config: RunConfig; state: TrainerState | null; refParams: Float32Array | null; engine: RunEngineMeta | null }
   | { kind: 'base' };
 
 /** Checks a decoded checkpoint's meta (see the file comment); every problem is a CheckpointError naming `source`. */
@@ -190,11 +191,41 @@ export function checkCheckpointMeta(ckpt: CheckpointContents, source = 'checkpoi
       if (state === null) throw new CheckpointError(source, 'meta.refParams is present without a run state');
       refParams = Float32Array.from(r as number[]);
     }
-    return { kind: 'run', config, state, refParams };
+    return { kind: 'run', config, state, refParams, engine: checkEngineMeta(meta.engine, source) };
   }
   if (meta.kind !== undefined && typeof meta.kind !== 'string') throw new CheckpointError(source, `meta.kind must be a string, got ${show(meta.kind)}`);
   checkBaseMeta(meta, source);
   return { kind: 'base' };
+}
+
+/**
+ * meta.engine: what the run's engine was built with that changes its numbers — the WebGPU matmul
+ * variant (the variants sum in different orders). Absent in CPU-engine runs and older files.
+ */
+export interface RunEngineMeta {
+  matmulVariant: MatmulVariant;
+}
+
+function checkEngineMeta(v: unknown, source: string): RunEngineMeta | null {
+  if (v === undefined) return null;
+  if (!isObject(v)) throw new CheckpointError(source, `meta.engine must be { matmulVariant }, got ${show(v)}`);
+  const extra = Object.keys(v).find((k) => k !== 'matmulVariant');
+  if (extra !== undefined) throw new CheckpointError(source, `meta.engine has an unknown field ${show(extra)}`);
+  if (!(MATMUL_VARIANTS as readonly unknown[]).includes(v.matmulVariant)) throw new CheckpointError(source, `meta.engine.matmulVariant must be one of ${MATMUL_VARIANTS.join(', ')}, got ${show(v.matmulVariant)}`);
+  return { matmulVariant: v.matmulVariant as MatmulVariant };
+}
+
+/** What a run checkpoint records of its engine (nothing for an engine without a variant). */
+export const engineMeta = (policy: PolicyEngine): RunEngineMeta | undefined => (policy.matmulVariant ? { matmulVariant: policy.matmulVariant } : undefined);
+
+/**
+ * How a run builds its policies: a resumed run with the variant it recorded, or — a file from before
+ * the record — the rule runs used then (by adapter kind), so it replays bit for bit; a new run leaves
+ * the choice to the backend.
+ */
+export function policyOptionsFor(meta: CheckedMeta | null): PolicyOptions {
+  if (meta?.kind !== 'run' || meta.state === null) return {};
+  return { matmulVariant: meta.engine?.matmulVariant ?? 'by-adapter-kind' };
 }
 
 /** A base checkpoint's cached offline-filter result and SFT state, the parts loaders use. */

@@ -32,7 +32,7 @@ import { groupSignals, planRejection } from './rejection';
 import { DivergenceError, guardForward, nonfiniteQuantity } from './divergence';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
 import { offlineFilterKey, rolloutBatchSize, sampleOfflineCorrect, storedOfflineCorrect, weightsChecksum } from './offline-sampling';
-import { loadCheckpoint } from './run-checkpoint';
+import { engineMeta, loadCheckpoint, policyOptionsFor } from './run-checkpoint';
 import { reserveLargestShape } from './resources';
 import { PhaseTimer, type Clock } from './phase-timer';
 import { sampleRecords } from './sample-records';
@@ -107,19 +107,16 @@ export class MagicTrainer {
     init.onSetup?.(`generating ${cfg.data.trainSize} training and ${cfg.data.testSize} held-out problems…`);
     const data = buildRunDataset(cfg);
     init.onSetup?.(`building the model (${layoutParams(cfg.model).count.toLocaleString('en-US')} parameters)…`);
-    const policy = await backend.createPolicy(cfg.model, 'actor');
+    const policy = await backend.createPolicy(cfg.model, 'actor', policyOptionsFor(loaded?.meta ?? null)); // resumed: its recorded matmul variant
     reserveLargestShape(policy, cfg);
     const start = ckpt?.params ?? initParams(cfg.model, batchSeed(cfg.seed, STREAM.init));
     policy.setParams(start);
     if (resumeState && ckpt?.adam) policy.setAdamState(ckpt.adam.m, ckpt.adam.v);
     else policy.resetAdamState();
     // A resumed run gets back the π_ref it had; otherwise π_ref is taken when a stage with β > 0 starts (trainStep).
-    let ref: PolicyEngine | null = null;
-    const refParams = loaded?.meta.kind === 'run' ? loaded.meta.refParams : null;
-    if (resumeState && refParams) {
-      ref = await backend.createPolicy(cfg.model, 'reference');
-      ref.setParams(refParams);
-    }
+    const refParams = loaded?.meta.kind === 'run' && resumeState ? loaded.meta.refParams : null;
+    const ref = refParams ? await backend.createPolicy(cfg.model, 'reference', { matmulVariant: policy.matmulVariant }) : null;
+    if (ref && refParams) ref.setParams(refParams);
     const state = resumeState ?? freshTrainerState(cfg, data.train.length);
     const baseMeta = ckpt && ckpt.meta.kind !== 'magic-lab-run' ? ckpt.meta : undefined;
     ckpt = null;
@@ -231,7 +228,7 @@ export class MagicTrainer {
 
   /** π_ref := a frozen copy of the policy as it is now (before this step's update). */
   private async takeReference(): Promise<void> {
-    const ref = await this.backend.createPolicy(this.cfg.model, 'reference');
+    const ref = await this.backend.createPolicy(this.cfg.model, 'reference', { matmulVariant: this.policy.matmulVariant });
     reserveLargestShape(ref, this.cfg);
     ref.setParams(await this.policy.getParams());
     this.ref = ref;
@@ -439,9 +436,8 @@ export class MagicTrainer {
   /** Full run state: weights, AdamW moments, controller, data cursor, filters, stage, config. */
   async saveCheckpoint(): Promise<Uint8Array> {
     if (this.diverged) throw this.diverged;
-    const params = await this.policy.getParams();
-    const adam = await this.policy.getAdamState();
-    const meta: Record<string, unknown> = { kind: 'magic-lab-run', config: this.cfg, state: this.state };
+    const [params, adam] = [await this.policy.getParams(), await this.policy.getAdamState()];
+    const meta: Record<string, unknown> = { kind: 'magic-lab-run', config: this.cfg, state: this.state, engine: engineMeta(this.policy) };
     if (this.ref) meta.refParams = Array.from(await this.ref.getParams());
     return encodeCheckpoint({ model: this.cfg.model, params, adam, meta });
   }

@@ -44,3 +44,10 @@ export interface SamplerOptions {
   eosId: number;
   padId: number;
 }
+
+/**
+ * The WebGPU matmul kernel variants (shaders/matmul.wgsl), each tested against the float64 twin. They
+ * sum in different orders, so a run records the one it used (src/model/matmul-choice.ts) to replay bit for bit.
+ */
+export type MatmulVariant = 'blocked4x4' | 'tiled64';
+export const MATMUL_VARIANTS: readonly MatmulVariant[] = ['blocked4x4', 'tiled64'];

@@ -3,12 +3,12 @@
  * gradient, and the per-runtime choice between the matmul variants (picked by timing, since
  * the fast variant on a real GPU is the slow one on SwiftShader and vice versa).
  */
+import { MATMUL_VARIANTS, type MatmulVariant } from '../../util/engine-options';
 import { ceilDiv, type Binding, type Dispatch, type GpuRuntime } from '../runtime';
 
-const SHADER = 'matmul.wgsl';
-
-export type MatmulVariant = 'blocked4x4' | 'tiled64';
-export const MATMUL_VARIANTS: readonly MatmulVariant[] = ['blocked4x4', 'tiled64'];
+export { MATMUL_VARIANTS, type MatmulVariant };
+export const MATMUL_SHADER = 'matmul.wgsl';
+const SHADER = MATMUL_SHADER;
 
 /** Output rows × columns covered by one workgroup of each variant (must match the shader). */
 const OUTPUT_TILE: Record<MatmulVariant, number> = { blocked4x4: 32, tiled64: 64 };
@@ -193,24 +193,29 @@ export async function matmulGflops(
   }
 }
 
-/** Times every variant at the given shapes (after warm-up, median of a few runs) and records the fastest as this runtime's default. */
-export async function chooseMatmulVariant(
-  rt: GpuRuntime,
-  shapes: { M: number; N: number; K: number; transA: boolean; transB: boolean }[],
-): Promise<{ chosen: MatmulVariant; gflops: Record<MatmulVariant, number> }> {
-  if (!shapes.length) throw new Error('chooseMatmulVariant: no shapes to time');
-  const REPEATS = 3;
+/**
+ * Milliseconds of each variant over the given shapes: per shape one untimed warm-up run, then the
+ * median of `repeats`, summed over the shapes.
+ */
+export async function timeMatmulVariants(rt: GpuRuntime, shapes: MatmulShape[], repeats = 3): Promise<Record<MatmulVariant, number>> {
+  if (!shapes.length) throw new Error('timeMatmulVariants: no shapes to time');
   const ms = Object.fromEntries(MATMUL_VARIANTS.map((v) => [v, 0])) as Record<MatmulVariant, number>;
-  let totalFlops = 0;
   for (const shape of shapes) {
-    totalFlops += flops(shape);
     const bench = await benchDispatches(rt, shape, MATMUL_VARIANTS);
     try {
-      for (const v of MATMUL_VARIANTS) ms[v] += await medianMs(rt, bench.dispatches.get(v)!, REPEATS);
+      for (const v of MATMUL_VARIANTS) ms[v] += await medianMs(rt, bench.dispatches.get(v)!, repeats);
     } finally {
       bench.destroy();
     }
   }
+  return ms;
+}
+
+/** Times every variant at the given shapes (after warm-up, median of a few runs) and records the fastest as this runtime's default. */
+export async function chooseMatmulVariant(rt: GpuRuntime, shapes: MatmulShape[]): Promise<{ chosen: MatmulVariant; gflops: Record<MatmulVariant, number> }> {
+  if (!shapes.length) throw new Error('chooseMatmulVariant: no shapes to time');
+  const ms = await timeMatmulVariants(rt, shapes, 3);
+  const totalFlops = shapes.reduce((s, x) => s + flops(x), 0);
   const gflops = Object.fromEntries(
     MATMUL_VARIANTS.map((v) => [v, totalFlops / (Math.max(ms[v], 1e-6) * 1e6)]),
   ) as Record<MatmulVariant, number>;

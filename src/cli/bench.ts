@@ -12,7 +12,7 @@ import type { Backend, BackendChoice } from '../model/engine';
 import { getPreset } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
 import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
-import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
+import { acquireBackend, BACKEND_FLAG, MATMUL_VARIANT_FLAG, parseBackendChoice, parseMatmulVariant, THREADS_FLAG } from './backend';
 import { defaultBaseFor } from '../run/rung-base';
 import { roofline, type RooflineResult } from './roofline';
 
@@ -26,6 +26,7 @@ export const BENCH_FLAGS: Record<string, FlagSpec> = {
   compare: { type: 'bool', help: 'run WebGPU and the CPU engine one after the other and print the ratios (cpu / webgpu)' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
+  'matmul-variant': MATMUL_VARIANT_FLAG,
   help: { type: 'bool', help: 'show this help' },
 };
 
@@ -48,6 +49,7 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
   }
   if (flags.compare && flags.backend !== undefined) throw new UsageError('--compare runs both backends: it cannot be combined with --backend');
   const choice = parseBackendChoice(flags.backend);
+  parseMatmulVariant(flags['matmul-variant']); // a bad value fails before any engine opens
   if (!flags.compare) {
     const r = await benchBackend(flags, choice, log);
     if (flags.json) writeFileSync(String(flags.json), JSON.stringify(r, null, 2) + '\n');
@@ -100,8 +102,10 @@ async function benchBackend(flags: Record<string, unknown>, choice: BackendChoic
   } catch (e) {
     throw new UsageError(`--config: ${(e as Error).message}`);
   }
-  const backend = await acquireBackend(choice, { threads: flags.threads as number | undefined });
+  const matmulVariant = parseMatmulVariant(flags['matmul-variant']);
+  const backend = await acquireBackend(choice, { threads: flags.threads as number | undefined, matmulVariant });
   try {
+    if (matmulVariant !== 'auto' && backend.name !== 'webgpu' && !flags.compare) throw new UsageError(`--matmul-variant ${matmulVariant}: only the WebGPU engine has matmul variants (this bench is on ${backend.description})`);
     log(`backend: ${backend.description}`);
     const result = await benchEngine(backend, { config: c, model: cfg, steps });
     const B = c.batch;
@@ -121,7 +125,7 @@ async function benchBackend(flags: Record<string, unknown>, choice: BackendChoic
     log('| --- | --- |');
     log(`| matmul, all ${matmul.shapes} train-step shapes | ${f(matmul.gflops)} GFLOP/s |`);
     log(`| matmul, largest shape ${matmul.largest.shape} | ${f(matmul.largest.gflops)} GFLOP/s |`);
-    if (matmul.variants) for (const [v, g] of Object.entries(matmul.variants)) log(`| WebGPU matmul variant ${v}, all shapes | ${f(g)} GFLOP/s${v === matmul.chosen ? ' (fastest)' : ''} |`);
+    if (matmul.variants) for (const [v, g] of Object.entries(matmul.variants)) log(`| WebGPU matmul variant ${v}, all shapes | ${f(g)} GFLOP/s${v === matmul.chosen ? ' (fastest)' : ''}${v === matmul.used ? ' (used)' : ''} |`);
     log(`| train_step (fwd + GRPO loss + bwd + AdamW), ${B}×${T} tokens | ${f(stepMs)} ms median, ${f(result.train_step.tokens_per_s)} tokens/s |`);
     log(`| sampling, ${B} sequences, up to ${T - 1} tokens each (${generated} generated) | ${f(result.sampling.tokens_per_s)} tokens/s (${f(sampleMs)} ms) |`);
     const rl = flags['rl-steps'] as number | undefined;

@@ -16,7 +16,7 @@ import { DivergenceError } from '../rl/divergence';
 import { phaseSummary } from '../rl/phase-timer';
 import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
-import { acquireBackend, BACKEND_FLAG, parseBackendChoice, THREADS_FLAG } from './backend';
+import { acquireBackend, BACKEND_FLAG, MATMUL_VARIANT_FLAG, parseBackendChoice, parseMatmulVariant, THREADS_FLAG } from './backend';
 import { readJsonFile } from './sft';
 import type { TrainRunOptions } from '../run/train-options';
 import { checkRunFits } from './resources';
@@ -117,6 +117,7 @@ export const TRAIN_FLAGS: Record<string, FlagSpec> = {
   quiet: { type: 'bool', help: 'no progress line' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
+  'matmul-variant': MATMUL_VARIANT_FLAG,
   help: { type: 'bool', help: 'show this help' },
 };
 
@@ -156,6 +157,7 @@ export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
     ...(flags.quiet ? { quiet: true } : {}),
     backend: parseBackendChoice(flags.backend),
     ...(flags.threads !== undefined ? { threads: flags.threads as number } : {}),
+    ...(flags['matmul-variant'] !== undefined ? { matmulVariant: parseMatmulVariant(flags['matmul-variant']) } : {}),
   };
   if (flags.resume) {
     if (flags.preset || flags.rung || flags.config || flags.seed !== undefined || flags.base || flags['filter-cache']) throw new UsageError('--resume continues a saved run as it was: it cannot be combined with --preset, --rung, --config, --seed, --base or --filter-cache');
@@ -172,6 +174,17 @@ export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
     ...(flags['filter-cache'] !== undefined ? { filterCache: String(flags['filter-cache']) } : {}),
     ...common,
   };
+}
+
+/**
+ * --matmul-variant is the WebGPU engine's, and a resumed run keeps the variant its checkpoint records
+ * (the variants sum in different orders): asking for another one is an error, not a silent swap.
+ */
+function checkMatmulVariant(o: TrainRunOptions, used: string | undefined, backend: Backend): void {
+  const asked = o.matmulVariant;
+  if (asked === undefined || asked === 'auto') return;
+  if (backend.name !== 'webgpu') throw new UsageError(`--matmul-variant ${asked}: only the WebGPU engine has matmul variants (this run is on ${backend.description})`);
+  if (o.kind === 'resume' && used !== asked) throw new UsageError(`--matmul-variant ${asked}: the run in ${o.dir} was trained with ${used}, which a resume keeps to replay bit for bit; leave the flag out`);
 }
 
 export async function train(argv: string[], log: (s: string) => void = console.log, hooks: TrainHooks = {}): Promise<void> {
@@ -280,11 +293,14 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
 
   // Data, heap and machine memory before an engine opens; the engine's limits once it has (nothing written or allocated yet).
   checkRunFits(config);
-  let backend = await acquireBackend(backendChoice, { threads: o.threads });
+  const engineOpts = { threads: o.threads, matmulVariant: o.matmulVariant };
+  let backend = await acquireBackend(backendChoice, engineOpts);
   try {
     checkRunFits(config, backend);
     const offlineFilterCache = o.kind === 'start' && o.filterCache !== undefined ? folderFilterCache(o.filterCache) : undefined;
     let trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m), offlineFilterCache });
+    checkMatmulVariant(o, trainer.policy.matmulVariant, backend);
+    if (trainer.policy.matmulVariant) engineOpts.matmulVariant = trainer.policy.matmulVariant; // a reopened device rebuilds with it
     writing(out, () => mkdirSync(out, { recursive: true }));
     const metricsFile = join(out, 'metrics.jsonl');
     const samplesFile = join(out, 'samples.jsonl');
@@ -316,6 +332,7 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
       replaceFile(samplesFile, '');
     }
     log(`training ${resume ? 'resumed' : 'started'} in ${out} on ${backend.description}${checkpoint && !resume ? ' from the base checkpoint' : resume ? ` at step ${trainer.step}` : ' from random init'}`);
+    if (trainer.policy.matmulVariant) log(`matmul variant ${trainer.policy.matmulVariant} (${resume ? 'the run\'s own, from its checkpoint' : o.matmulVariant && o.matmulVariant !== 'auto' ? '--matmul-variant' : 'the fastest on this adapter, timed or cached'})`);
     const writeEval = (rec: EvalRecord) => {
       writing(metricsFile, () => appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n'));
       log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/')).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
@@ -357,7 +374,7 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
       }
       backend.destroy();
       try {
-        backend = (await reopenWithBackoff(() => acquireBackend(backendChoice, { threads: o.threads }), {
+        backend = (await reopenWithBackoff(() => acquireBackend(backendChoice, engineOpts), {
           policy: hooks.recovery ?? DEVICE_RECOVERY,
           onFailure: (n, e) => log(`warning: no new device (attempt ${n}): ${e instanceof Error ? e.message : String(e)}`),
         }))!;

@@ -39,6 +39,8 @@ export interface BenchResult {
     per_shape?: { shape: string; flop: number; gflops: number }[];
     variants?: Record<MatmulVariant, number>;
     chosen?: MatmulVariant;
+    /** WebGPU: the variant the bench's policy (and the figures above) ran: the backend's (timed per adapter and cached, or --matmul-variant). */
+    used?: MatmulVariant;
   };
   /** gflops: the model's matmul FLOPs per step (src/model/flops.ts) over the median time. */
   train_step: { median_ms: number; tokens_per_s: number; steps: number; gflops?: number };
@@ -88,27 +90,28 @@ export async function benchEngine(backend: Backend, o: BenchOptions): Promise<Be
   const repeats = o.matmulRepeats ?? 5;
   const gflopsOf = async (shape: MatmulShape) => (backend.matmulGflops ? backend.matmulGflops(shape, repeats) : NaN);
   const big = shapes.reduce((a, s) => (flopOf(s) > flopOf(a) ? s : a));
-  let totalFlop = 0;
-  let totalS = 0;
-  const perShape: NonNullable<BenchResult['matmul']['per_shape']> = [];
-  for (const s of shapes) {
-    step(`matmul ${shapeName(s)}`);
-    const g = await gflopsOf(s);
-    perShape.push({ shape: shapeName(s), flop: flopOf(s), gflops: g });
-    totalFlop += flopOf(s);
-    totalS += flopOf(s) / (g * 1e9);
-  }
-  const matmul: BenchResult['matmul'] = { gflops: totalFlop / totalS / 1e9, shapes: shapes.length, largest: { shape: shapeName(big), gflops: await gflopsOf(big) }, per_shape: perShape };
-  if (backend.name === 'webgpu') {
-    // WebGPU only: every kernel variant timed at the train step's shapes (the run uses a fixed one per adapter kind).
-    step('matmul variants');
-    const v = await chooseMatmulVariant((backend as WebGpuBackend).rt, shapes);
-    matmul.variants = v.gflops;
-    matmul.chosen = v.chosen;
-  }
-
+  // Made first, so WebGPU's variant is settled (timed or cached) before the matmul figures use it.
   const policy = await backend.createPolicy(cfg, 'bench');
   try {
+    let totalFlop = 0;
+    let totalS = 0;
+    const perShape: NonNullable<BenchResult['matmul']['per_shape']> = [];
+    for (const s of shapes) {
+      step(`matmul ${shapeName(s)}`);
+      const g = await gflopsOf(s);
+      perShape.push({ shape: shapeName(s), flop: flopOf(s), gflops: g });
+      totalFlop += flopOf(s);
+      totalS += flopOf(s) / (g * 1e9);
+    }
+    const matmul: BenchResult['matmul'] = { gflops: totalFlop / totalS / 1e9, shapes: shapes.length, largest: { shape: shapeName(big), gflops: await gflopsOf(big) }, per_shape: perShape };
+    if (backend.name === 'webgpu') {
+      // WebGPU only: every kernel variant timed at the train step's full shapes (a run's own choice times smaller ones, src/model/matmul-choice.ts).
+      step('matmul variants');
+      const v = await chooseMatmulVariant((backend as WebGpuBackend).rt, shapes);
+      matmul.variants = v.gflops;
+      matmul.chosen = v.chosen;
+      matmul.used = policy.matmulVariant;
+    }
     policy.setParams(initParams(cfg, 1));
     policy.resetAdamState();
     step('train step');

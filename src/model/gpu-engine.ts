@@ -123,7 +123,7 @@ const timedOn = new WeakMap<GpuRuntime, Promise<VariantTiming>>();
 
 export function webgpuBackend(rt: GpuRuntime, o: WebGpuBackendOptions = {}): WebGpuBackend {
   const choice = o.matmulVariant ?? 'auto';
-  let settled: VariantTiming | null = choice === 'auto' ? null : { variant: choice, from: 'timing' };
+  let settled: VariantTiming | null = choice === 'auto' ? null : { variant: choice, from: 'given' };
   const own = async (cfg: ModelConfig): Promise<MatmulVariant> => {
     if (settled) return settled.variant;
     let p = timedOn.get(rt);

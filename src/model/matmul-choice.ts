@@ -59,7 +59,8 @@ export function timingRows(cfg: ModelConfig, software: boolean): number {
 
 export interface VariantTiming {
   variant: MatmulVariant;
-  from: 'cache' | 'timing';
+  /** given: the backend's fixed --matmul-variant. */
+  from: 'cache' | 'timing' | 'given';
   /** Total milliseconds per variant over the timed shapes (from: 'timing' only). */
   ms?: Record<MatmulVariant, number>;
 }

@@ -5,6 +5,7 @@
  * continues the run saved in a directory; both may stop early by steps or minutes.
  */
 import type { BackendChoice } from '../model/engine';
+import type { MatmulVariantChoice } from '../model/matmul-choice';
 import type { RungName } from '../rl/config';
 
 /** The engine and when to stop: common to a new run and a resumed one. */
@@ -18,6 +19,8 @@ export interface TrainCommon {
   backend?: BackendChoice;
   /** CPU engine threads. */
   threads?: number;
+  /** WebGPU matmul variant of a new run (default auto: timed, cached); a resumed run keeps its recorded one. */
+  matmulVariant?: MatmulVariantChoice;
 }
 
 export interface TrainStart extends TrainCommon {
@@ -64,5 +67,6 @@ export function trainRunArgv(o: TrainRunOptions): string[] {
   if (o.quiet) args.push('--quiet');
   if (o.backend !== undefined) args.push('--backend', o.backend);
   if (o.threads !== undefined) args.push('--threads', String(o.threads));
+  if (o.matmulVariant !== undefined) args.push('--matmul-variant', o.matmulVariant);
   return args;
 }

@@ -8,6 +8,7 @@ import type { GpuRuntime } from '../gpu/runtime';
 import { resolveBackend, type Backend, type BackendChoice } from '../model/engine';
 import { webgpuBackend } from '../model/gpu-engine';
 import type { EngineSummary } from './protocol';
+import { indexedDbVariantCache } from './variant-cache';
 
 const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -26,7 +27,8 @@ export async function acquireWorkerBackend(choice: BackendChoice): Promise<{ bac
     if (!rt && choice === 'webgpu') throw new Error(`WebGPU is not available: ${why}`);
   }
   if (rt && resolveBackend(choice, rt.adapter) === 'webgpu') {
-    const backend = webgpuBackend(rt);
+    // auto matmul variant: timed on this adapter once, kept in IndexedDB; a resumed run uses its checkpoint's.
+    const backend = webgpuBackend(rt, { cache: indexedDbVariantCache() });
     return { backend, summary: { backend: 'webgpu', choice, description: backend.description, threads: 1, adapter: rt.adapter, cpuBound: rt.adapter.isSoftware, limits: backend.limits?.() ?? null } };
   }
   let note: string | undefined;

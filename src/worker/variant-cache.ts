@@ -7,7 +7,8 @@
  */
 import type { VariantCache } from '../model/matmul-choice';
 
-const DB = 'magic-lab';
+// Its own database: the page's 'magic-lab' (src/ui/lib/db.ts) is versioned by the page, which would never create this store.
+const DB = 'magic-lab-engine';
 const STORE = 'matmul-variants';
 
 function open(): Promise<IDBDatabase> {

@@ -46,13 +46,14 @@ export function fastestVariant(ms: Record<MatmulVariant, number>): MatmulVariant
 
 /**
  * Rows of the timed shapes: the train step's micro-batch (16 sequences) where its matmuls fit the
- * FLOP budget, else the largest power of two that does (at least 16). SwiftShader runs ~0.3–1 GFLOP/s,
- * so its budget keeps the whole timing to about a second; a hardware GPU times the real size.
+ * FLOP budget, else the largest power of two that does (at least 16). SwiftShader runs ~0.3–1 GFLOP/s
+ * and pays per workgroup even on narrow models, so it also stops at 256 rows: about half a second
+ * (BENCHMARKS.md); a hardware GPU times the real size.
  */
 export function timingRows(cfg: ModelConfig, software: boolean): number {
   const budget = software ? 3e7 : 2e9;
   const perRow = trainMatmulShapes(cfg, 1).reduce((s, x) => s + 2 * x.M * x.N * x.K, 0); // every shape is linear in rows
-  let rows = 16 * cfg.contextLength;
+  let rows = software ? Math.min(256, 16 * cfg.contextLength) : 16 * cfg.contextLength;
   while (rows > 16 && perRow * rows > budget) rows >>= 1;
   return rows;
 }

@@ -184,7 +184,7 @@ function checkMatmulVariant(o: TrainRunOptions, used: string | undefined, backen
   const asked = o.matmulVariant;
   if (asked === undefined || asked === 'auto') return;
   if (backend.name !== 'webgpu') throw new UsageError(`--matmul-variant ${asked}: only the WebGPU engine has matmul variants (this run is on ${backend.description})`);
-  if (o.kind === 'resume' && used !== asked) throw new UsageError(`--matmul-variant ${asked}: the run in ${o.dir} was trained with ${used}, which a resume keeps to replay bit for bit; leave the flag out`);
+  if (o.kind === 'resume' && used !== undefined && used !== asked) throw new UsageError(`--matmul-variant ${asked}: the run in ${o.dir} was trained with ${used}, which a resume keeps to replay bit for bit; leave the flag out`);
 }
 
 export async function train(argv: string[], log: (s: string) => void = console.log, hooks: TrainHooks = {}): Promise<void> {
@@ -297,9 +297,10 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
   let backend = await acquireBackend(backendChoice, engineOpts);
   try {
     checkRunFits(config, backend);
+    checkMatmulVariant(o, undefined, backend);
     const offlineFilterCache = o.kind === 'start' && o.filterCache !== undefined ? folderFilterCache(o.filterCache) : undefined;
     let trainer = await MagicTrainer.create(backend, config, { checkpoint, checkpointName, onProgress: (m) => log(m), offlineFilterCache });
-    checkMatmulVariant(o, trainer.policy.matmulVariant, backend);
+    checkMatmulVariant(o, trainer.policy.matmulVariant, backend); // a resume: the recorded variant, now known
     if (trainer.policy.matmulVariant) engineOpts.matmulVariant = trainer.policy.matmulVariant; // a reopened device rebuilds with it
     writing(out, () => mkdirSync(out, { recursive: true }));
     const metricsFile = join(out, 'metrics.jsonl');

@@ -21,6 +21,9 @@ describe('magic-lab usage errors', () => {
     [['data', 'explode'], /expected build, inspect or filter/],
     [['bench', '--config', 'vocab=32,heads=5'], /--config: dModel: must be divisible by nHeads/],
     [['frobnicate'], /unknown command "frobnicate"/],
+    [['train', '--preset', 'magic-tiny', '--matmul-variant', 'tiled128', '--out', join(dir, 'd')], /--matmul-variant: expected one of auto, blocked4x4, tiled64, got "tiled128"/],
+    [['train', '--preset', 'magic-tiny', '--backend', 'wasm', '--matmul-variant', 'tiled64', '--out', join(dir, 'e')], /--matmul-variant tiled64: only the WebGPU engine has matmul variants/],
+    [['bench', '--matmul-variant', 'fastest'], /--matmul-variant: expected one of auto, blocked4x4, tiled64, got "fastest"/],
   ];
   for (const [argv, msg] of cases) {
     it(`${argv.join(' ')} → exit 2 with one clear message`, async () => {

@@ -180,7 +180,7 @@ export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
  * --matmul-variant is the WebGPU engine's, and a resumed run keeps the variant its checkpoint records
  * (the variants sum in different orders): asking for another one is an error, not a silent swap.
  */
-function checkMatmulVariant(o: TrainRunOptions, used: string | undefined, backend: Backend): void {
+export function checkMatmulVariant(o: TrainRunOptions, used: string | undefined, backend: Backend): void {
   const asked = o.matmulVariant;
   if (asked === undefined || asked === 'auto') return;
   if (backend.name !== 'webgpu') throw new UsageError(`--matmul-variant ${asked}: only the WebGPU engine has matmul variants (this run is on ${backend.description})`);

@@ -47,6 +47,10 @@ describe('benchRows', () => {
     for (const row of rows) expect(valueAt(r, row.path)).toBe(row.value);
     expect(rows.find((x) => x.path === 'matmul.variants.tiled64')!.note).toMatch(/chosen/);
     expect(rows.find((x) => x.path === 'matmul.variants.blocked4x4')!.note).toBeUndefined();
+    // The variant the engine trains with (cached per adapter, or a run's recorded one) can differ from this bench's fastest.
+    const used = benchRows(result({ matmul: { ...r.matmul, used: 'blocked4x4' } }));
+    expect(used.find((x) => x.path === 'matmul.variants.blocked4x4')!.note).toMatch(/^used/);
+    expect(used.find((x) => x.path === 'matmul.variants.tiled64')!.note).toBe('chosen (fastest)');
   });
 
   it('on the CPU engine: the peak and the efficiency of matmul, train step and sampling against it', () => {

@@ -44,7 +44,8 @@ export function benchRows(r: BenchResult): BenchRow[] {
   (m.per_shape ?? []).forEach((s, i) => rows.push({ family: 'matmul', label: `matmul ${s.shape}`, path: `matmul.per_shape.${i}.gflops`, value: s.gflops, unit: 'GFLOP/s' }));
   rows.push({ family: 'matmul', label: `matmul, all ${m.shapes} train-step shapes`, path: 'matmul.gflops', value: m.gflops, unit: 'GFLOP/s', note: 'total FLOP / total time' });
   for (const [v, g] of Object.entries(m.variants ?? {})) {
-    rows.push({ family: 'matmul variant', label: `WebGPU matmul ${v}, all shapes`, path: `matmul.variants.${v}`, value: g, unit: 'GFLOP/s', note: v === m.chosen ? 'chosen (fastest)' : undefined });
+    const note = [v === m.chosen ? 'chosen (fastest)' : '', v === m.used ? 'used by this engine (its run’s variant)' : ''].filter((x) => x).join('; ');
+    rows.push({ family: 'matmul variant', label: `WebGPU matmul ${v}, all shapes`, path: `matmul.variants.${v}`, value: g, unit: 'GFLOP/s', note: note || undefined });
   }
   const { config: c } = r;
   rows.push({ family: 'train step', label: `train step, ${c.batch}×${c.ctx} tokens`, path: 'train_step.tokens_per_s', value: r.train_step.tokens_per_s, unit: 'tokens/s', note: 'forward + GRPO loss + backward + AdamW' });

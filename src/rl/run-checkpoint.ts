@@ -251,6 +251,7 @@ function checkBaseMeta(meta: Record<string, unknown>, source: string): void {
     if (!isCount(st.rngState) || st.rngState > 0xffffffff) throw fail('sftState.rngState', `must be a uint32 RNG state, got ${show(st.rngState)}`);
   }
   if (meta.step !== undefined && !isCount(meta.step)) throw fail('step', `must be a non-negative integer, got ${show(meta.step)}`);
+  checkEngineMeta(meta.engine, source); // an SFT snapshot's, for its exact continuation
 }
 
 /** decodeCheckpoint plus checkCheckpointMeta: a file fully checked, as every loader of run state reads it. */

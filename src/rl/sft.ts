@@ -9,12 +9,12 @@ import { DivergenceError, nonfiniteQuantity } from './divergence';
 import { encodeCheckpoint } from '../model/checkpoint';
 import { ConfigError, validateModelConfig, type ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
-import type { Backend } from '../model/engine';
+import type { Backend, MatmulVariant } from '../model/engine';
 import { buildDataset, encodePrompt, encodeResponse, FAMILIES, PAD_ID, VOCAB_SIZE, type Dataset, type TraceStyle } from '../tasks';
 import { Rng } from '../util/rng';
 import { DEFAULT_RUNG, rungBaseConfig, TASK_FAMILIES, type RungName, type TaskFamily } from './config';
 import { batchSeed, evaluatePolicy } from './rollout';
-import { loadCheckpoint } from './run-checkpoint';
+import { engineMeta, loadCheckpoint } from './run-checkpoint';
 
 
 /** Non-finite SFT steps in a row that stop the run (as update.maxNonfiniteSteps does for RL). */
@@ -193,16 +193,19 @@ export async function runSft(
 ): Promise<SftResult> {
   const cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>);
   const data = buildDataset({ seed: cfg.seed, families: cfg.families, difficulty: cfg.difficulty, trainSize: cfg.trainSize, testSize: cfg.testSize });
-  const policy = await backend.createPolicy(cfg.model, 'sft');
+  // The file and its meta (SFT state, cached filter result, engine) are checked first: a bad one is a CheckpointError naming it.
+  const ck = resume ? loadCheckpoint(resume, resumeName).contents : null;
+  const exact = ck?.meta.sftState !== undefined && ck.adam !== undefined;
+  // An exact continuation builds with the matmul variant its snapshot recorded (older snapshots: the old rule), so it replays bit for bit.
+  const engine = ck?.meta.engine as { matmulVariant?: MatmulVariant } | undefined;
+  const policy = await backend.createPolicy(cfg.model, 'sft', exact ? { matmulVariant: engine?.matmulVariant ?? 'by-adapter-kind' } : {});
   // Batches are bucketed to multiples of 8 up to the context: size the training memory once for the longest.
   policy.reserveTrain?.(cfg.batch, cfg.model.contextLength);
   policy.setParams(initParams(cfg.model, batchSeed(cfg.seed, 6)));
   policy.resetAdamState();
   let rng = new Rng(batchSeed(cfg.seed, 7));
   let first = 1;
-  if (resume) {
-    // The file and its meta (SFT state, cached filter result) are checked: a bad one is a CheckpointError naming it.
-    const ck = loadCheckpoint(resume, resumeName).contents;
+  if (ck) {
     if (JSON.stringify(ck.model) !== JSON.stringify(cfg.model)) throw new ConfigError('model', `the checkpoint to continue holds another model (${JSON.stringify(ck.model)})`);
     policy.setParams(ck.params);
     const st = ck.meta.sftState as SftState | undefined;
@@ -218,7 +221,7 @@ export async function runSft(
   const snapshot = async (step: number, ev: Record<string, number>) => {
     const adam = await policy.getAdamState();
     const sftState: SftState = { step, rngState: rng.state };
-    return encodeCheckpoint({ model: cfg.model, params: await policy.getParams(), adam, meta: { kind: 'magic-lab-base', sft: cfg, sftState, eval: ev } });
+    return encodeCheckpoint({ model: cfg.model, params: await policy.getParams(), adam, meta: { kind: 'magic-lab-base', sft: cfg, sftState, eval: ev, engine: engineMeta(policy) } });
   };
   const ctx = cfg.model.contextLength;
   const adamw = { lr: cfg.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: cfg.weightDecay, maxGradNorm: 1 };

@@ -9,6 +9,7 @@ import { webgpuBackend } from '../../src/model/gpu-engine';
 import { variantByAdapterKind, type VariantCache } from '../../src/model/matmul-choice';
 import { getPreset, validateRunConfig } from '../../src/rl/config';
 import { loadCheckpoint, policyOptionsFor } from '../../src/rl/run-checkpoint';
+import { runSft } from '../../src/rl/sft';
 import { MagicTrainer } from '../../src/rl/trainer';
 import { gpu } from '../gpu/harness';
 
@@ -94,5 +95,26 @@ describe('the matmul variant of a run', () => {
     expect(() => loadCheckpoint(withEngine({ matmulVariant: 'tiled128' }), 'run.mlck')).toThrow(/run\.mlck.*meta\.engine\.matmulVariant must be one of blocked4x4, tiled64, got "tiled128"/);
     expect(() => loadCheckpoint(withEngine({ matmulVariant: 'tiled64', x: 1 }))).toThrow(CheckpointError);
     expect(() => loadCheckpoint(withEngine('tiled64'))).toThrow(/meta\.engine must be/);
+  });
+
+  it('an SFT snapshot records it too, and its exact continuation builds with it', async () => {
+    const rt = await gpu();
+    const other = variantByAdapterKind(rt.adapter) === 'blocked4x4' ? 'tiled64' : 'blocked4x4';
+    const sft = {
+      model: { vocabSize: 24, contextLength: 64, nLayers: 1, dModel: 16, nHeads: 2, mlpRatio: 2, norm: 'rmsnorm' as const, tiedEmbeddings: true },
+      ...{ difficulty: 1, trainSize: 30, testSize: 8, batch: 8, lr: 5e-3, evalK: 1, evalProblems: 2, evalMaxResponseLength: 8, steps: 4 },
+    };
+    const given = webgpuBackend(rt, { matmulVariant: other });
+    const straight = await runSft(given, sft);
+    let snap: Uint8Array | null = null;
+    await runSft(given, { ...sft, evalEvery: 2 }, { onSnapshot: (step, bytes) => step === 2 && (snap = bytes) });
+    expect(decodeCheckpoint(snap!).meta.engine).toEqual({ matmulVariant: other });
+    const { cache, c } = cacheSaying(variantByAdapterKind(rt.adapter));
+    const resumed = await runSft(webgpuBackend(rt, { cache }), sft, {}, snap!);
+    expect(Array.from(resumed.params)).toEqual(Array.from(straight.params));
+    expect(c.reads).toBe(0);
+    // The variants sum in different orders: the other one ends on other bits, so the equality above tells them apart.
+    const byKind = await runSft(webgpuBackend(rt, { matmulVariant: variantByAdapterKind(rt.adapter) }), sft);
+    expect(Array.from(byKind.params)).not.toEqual(Array.from(straight.params));
   });
 });

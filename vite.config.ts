@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vitest/config';
 import react from '@vitejs/plugin-react';
@@ -80,5 +81,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // The CLI caches its timed matmul-variant choice under $XDG_CACHE_HOME; tests keep theirs out of the user's.
+    env: { XDG_CACHE_HOME: join(tmpdir(), 'magic-lab-test-cache') },
   },
 });

@@ -7,6 +7,7 @@
  * started, Reset sends `stop` and restarts a Worker that has not answered it within stopAnswerMs.
  */
 import type { FromWorker, ToWorker } from '../../worker/protocol';
+import { FrameBatch, type Schedule } from '../lib/frame-batch';
 import { StopWatch } from '../lib/watchdog';
 
 /** What the link needs of a Worker (LabClient has it). */
@@ -25,10 +26,14 @@ export class WorkerLink {
   private pendingStart: StartMessage | null = null;
   private sinceStart: ToWorker[] = [];
   private readonly stopWatch: StopWatch;
+  /** Messages waiting for their batch (opts.schedule), with the Worker that sent them. */
+  private readonly inbox: FrameBatch<{ from: WorkerClient; m: FromWorker }> | null;
 
   /**
    * `spawn` opens a Worker that reports to the callback it is given; `onMessage` gets the
    * current Worker's messages; `onStuck` runs when a `stop` was not answered within stopAnswerMs.
+   * With `schedule` the messages are handed on in batches, in order (lib/frame-batch.ts: one store
+   * update per frame, not one per message); `immediate` says when not to wait (a hidden page).
    */
   constructor(
     private readonly opts: {
@@ -36,9 +41,12 @@ export class WorkerLink {
       onMessage: (m: FromWorker) => void;
       stopAnswerMs: number;
       onStuck: () => void;
+      schedule?: Schedule;
+      immediate?: () => boolean;
     },
   ) {
     this.stopWatch = new StopWatch(opts.stopAnswerMs, opts.onStuck);
+    this.inbox = opts.schedule ? new FrameBatch(({ from, m }) => this.fromWorker(from, m), opts.schedule, opts.immediate) : null;
   }
 
   /** A `start` was sent that the Worker has not answered yet. */
@@ -54,6 +62,7 @@ export class WorkerLink {
 
   /** Ends what the startLab call `owner` opened: `mine`, and the Worker that replaced it while `owner` still owns the link. */
   close(owner: object, mine: WorkerClient): void {
+    this.inbox?.flush();
     mine.terminate();
     if (this.owner !== owner) return;
     this.stopWatch.clear();
@@ -93,6 +102,8 @@ export class WorkerLink {
    * will never answer.
    */
   restart(init: ToWorker, resendFor: string | null, forget: () => void): void {
+    // What the old Worker sent before this is handled first, as when each message was handled on arrival.
+    this.inbox?.flush();
     this.stopWatch.clear();
     this.client?.terminate();
     const again = resendFor !== null && this.pendingStart && this.pendingStart.runId === resendFor ? [this.pendingStart, ...this.sinceStart] : [];
@@ -105,12 +116,14 @@ export class WorkerLink {
   }
 
   private spawn(): WorkerClient {
-    // Messages from a Worker that was terminated or replaced are dropped.
-    const c: WorkerClient = this.opts.spawn((m) => {
-      if (this.client === c) this.received(m);
-    });
+    const c: WorkerClient = this.opts.spawn((m) => (this.inbox ? this.inbox.push({ from: c, m }) : this.fromWorker(c, m)));
     this.client = c;
     return c;
+  }
+
+  /** Messages from a Worker that was terminated or replaced (before or while they waited in the inbox) are dropped. */
+  private fromWorker(from: WorkerClient, m: FromWorker): void {
+    if (this.client === from) this.received(m);
   }
 
   private received(m: FromWorker): void {

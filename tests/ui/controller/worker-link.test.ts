@@ -122,3 +122,39 @@ describe('WorkerLink (a Worker that cannot be wedged, #14)', () => {
     expect(() => link.send({ type: 'pause' })).toThrow('not running');
   });
 });
+
+describe('WorkerLink with a schedule (one batch of messages per frame)', () => {
+  it('hands messages on in order at the frame; a replaced Worker\'s waiting messages are handled before restart', () => {
+    const waiting: (() => void)[] = [];
+    const received: FromWorker[] = [];
+    const workers: FakeWorker[] = [];
+    const link = new WorkerLink({
+      spawn: (report) => {
+        const w: FakeWorker = { sent: [], terminated: false, report, send: (m) => w.sent.push(m), terminate: () => (w.terminated = true) };
+        workers.push(w);
+        return w;
+      },
+      onMessage: (m) => received.push(m),
+      stopAnswerMs: 5000,
+      onStuck: () => {},
+      schedule: (cb) => void waiting.push(cb),
+    });
+    link.open({});
+    workers[0].report(state('r1', 'starting'));
+    workers[0].report(state('r1', 'paused'));
+    expect(received).toEqual([]);
+    expect(waiting).toHaveLength(1);
+    waiting.shift()!();
+    expect(received.map((m) => m.type === 'state' && m.state)).toEqual(['starting', 'paused']);
+    // Waiting when the Worker is replaced: handled first, as they arrived before the restart.
+    workers[0].report(state('r1', 'idle'));
+    link.restart(init, null, () => received.push({ type: 'error', message: 'forgotten' }));
+    expect(received.slice(2).map((m) => m.type)).toEqual(['state', 'error']);
+    // The old Worker's later messages are dropped, in the frame or not.
+    workers[0].report(state('r1', 'paused'));
+    workers[1].report(state(null, 'idle'));
+    waiting.splice(0).forEach((cb) => cb());
+    expect(received).toHaveLength(5);
+    expect(received[4]).toEqual(state(null, 'idle'));
+  });
+});

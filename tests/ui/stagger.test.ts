@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { COST_SHARE, createStaggerQueue, MAX_REDRAW_MS, nextCost, redrawInterval, redrawWait } from '../../src/ui/lib/stagger';
+import { COST_SHARE, createStaggerQueue, MAX_REDRAW_MS, nextCost, redrawInterval, redrawWait, rolloutsDrawn } from '../../src/ui/lib/stagger';
 
 const PUMP = 12;
 /** "Idle" = the next macrotask, as in a browser without requestIdleCallback (a nested 0 ms timer fires 1 ms later under fake timers). */
@@ -110,5 +110,18 @@ describe('redrawInterval (redraws take at most 1/COST_SHARE of the time)', () =>
     let c = 0;
     for (let i = 0; i < 30; i++) c = nextCost(c, 100);
     expect(c).toBeCloseTo(100, 9);
+  });
+});
+
+describe('rolloutsDrawn (the rollout viewer holds batches off screen while training)', () => {
+  it('draws on screen always, off screen only when no run trains', () => {
+    expect(rolloutsDrawn(true, true)).toBe(true);
+    expect(rolloutsDrawn(true, false)).toBe(true);
+    expect(rolloutsDrawn(false, false)).toBe(true);
+    expect(rolloutsDrawn(false, true)).toBe(false);
+  });
+  it('held off screen: no wait is given (redrawWait null), and a stopped run is drawn after its interval', () => {
+    expect(redrawWait(1000, 900, 1000, rolloutsDrawn(false, true))).toBeNull();
+    expect(redrawWait(1000, 900, 1000, rolloutsDrawn(false, false))).toBe(900);
   });
 });

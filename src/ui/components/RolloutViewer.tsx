@@ -1,7 +1,9 @@
-import { useDeferredValue, useMemo, useState } from 'react';
+import { memo, useMemo, useRef, useState, type RefObject } from 'react';
 import type { RunConfig } from '../../rl/config';
 import { advantageScale, entropyScale, probabilityScale, ratioScale, type ColourScale } from '../lib/colour';
-import { forkingTokens, GROUP_STATUS_LABEL, groupChipText, sliderSteps, summarizeGroup, type InspectedGroup } from '../lib/inspector';
+import { forkingTokens, GROUP_STATUS_LABEL, groupChipText, sliderSteps, summarizeGroup, type InspectedGroup, type InspectorHistory } from '../lib/inspector';
+import { useOnScreen } from '../lib/onscreen';
+import { rolloutsDrawn, useRedrawInterval, useStaggered } from '../lib/stagger';
 import { useLab, type TokenColour } from '../store';
 import { ColourLegend } from './ColourLegend';
 import { SampleCard } from './SampleCard';
@@ -35,8 +37,24 @@ const short = (p: string, n = 28) => (p.length > n ? `${p.slice(0, n - 1)}…` :
  * following one prompt), and a token view of the policy's alternatives at a clicked position.
  */
 export function RolloutViewer() {
-  // Deferred: a new batch re-renders the cards in an interruptible background render, not inside the store update that delivered it.
-  const history = useDeferredValue(useLab((s) => s.inspector));
+  const latest = useLab((s) => s.inspector);
+  const training = useLab((s) => s.runState === 'running' || s.runState === 'starting');
+  // Like a chart (MetricChart.tsx): a new batch is drawn in its own task, at most every interval
+  // (growing with what a draw costs), and not at all while the panel is off screen and training
+  // runs; it catches up when scrolled into view or when the run stops (issue #28 item 5).
+  const panel = useRef<HTMLElement>(null);
+  const onScreen = useOnScreen(panel);
+  const interval = useRef(ROLLOUT_REDRAW_MS);
+  const history = useStaggered(latest, interval.current, undefined, rolloutsDrawn(onScreen, training));
+  interval.current = useRedrawInterval(history, ROLLOUT_REDRAW_MS);
+  return <Inspector history={history} panel={panel} />;
+}
+
+/** The rollout viewer redraws at most this often while steps stream in. */
+const ROLLOUT_REDRAW_MS = 1000;
+
+/** The viewer itself, rendered only when the history it draws (or its own settings) change. */
+const Inspector = memo(function Inspector({ history, panel }: { history: InspectorHistory; panel: RefObject<HTMLElement | null> }) {
   const mode = useLab((s) => s.tokenColour);
   const setMode = useLab((s) => s.setTokenColour);
   const draft = useLab((s) => s.draft);
@@ -62,7 +80,7 @@ export function RolloutViewer() {
   const noRatio = mode === 'ratio' && group && !group.samples.some((s) => s.ratio);
 
   return (
-    <section className="panel rollouts" data-testid="rollouts">
+    <section className="panel rollouts" data-testid="rollouts" ref={panel}>
       <div className="charts-head">
         <h2 title="GRPO group inspector: each prompt's G responses, their rewards and advantages, and what the policy saw at each token">Rollouts</h2>
         <span className="hint" data-testid="rollouts-step">
@@ -173,4 +191,4 @@ export function RolloutViewer() {
       )}
     </section>
   );
-}
+});

@@ -120,6 +120,15 @@ export function redrawWait(now: number, lastShown: number, minIntervalMs: number
 }
 
 /**
+ * Whether the rollout viewer draws new batches: on screen, or whenever no run is training (a run
+ * that stopped shows its last step at once, wherever the viewer is); off screen while training
+ * runs it holds them (nobody sees them, and a group's cards cost more to render than a chart).
+ */
+export function rolloutsDrawn(onScreen: boolean, training: boolean): boolean {
+  return onScreen || !training;
+}
+
+/**
  * `value`, updated at most every `minIntervalMs`, one staggered component per task; while
  * `visible` is false (off screen) updates are held, not drawn.
  */

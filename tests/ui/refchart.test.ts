@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/config';
 import { evalKey } from '../../src/rl/metrics';
 import { buildRows, chartSpecs, columnKey } from '../../src/ui/lib/chartdata';
-import { findingChartSpecs, findingRuns, fmtInterval, referenceEntropyTarget, scheduleText } from '../../src/ui/lib/findingview';
+import { findingChartSpecs, findingRuns, fmtInterval, sameFindingRuns, referenceEntropyTarget, scheduleText } from '../../src/ui/lib/findingview';
 import { REFERENCE_COLOURS, mergeReferenceRows, metricRange, refBandKey, refMeanKey, refSeedKey, referenceLegends, referenceSeries } from '../../src/ui/lib/refchart';
 import { validateReferenceFile } from '../../src/ui/lib/reference';
 import { fakeRun } from './helpers';
@@ -104,6 +104,14 @@ describe('the Findings view', () => {
       ['c', 'magic-tiny', 101, REFERENCE_COLOURS[0]],
       ['a', 'grpo-tiny', 102, REFERENCE_COLOURS[1]],
     ]);
+    // Another run's step (a new runs record, these runs unchanged): the same array, so no chart redraws.
+    const e = { ...a, id: 'e', name: 'something else' };
+    expect(sameFindingRuns(found, findingRuns(tiny, { a, b, c, d, e }, ['a', 'b', 'c', 'd', 'e']))).toBe(found);
+    // One of them got a step (a new run object): the new list.
+    const a2 = { ...a, steps: [...a.steps] };
+    const next = findingRuns(tiny, { a: a2, b, c, d }, ['a', 'b', 'c', 'd']);
+    expect(sameFindingRuns(found, next)).toBe(next);
+    expect(sameFindingRuns(found, found.slice(1))).not.toBe(found);
   });
 
   it('formats', () => {

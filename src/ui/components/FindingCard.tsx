@@ -1,7 +1,7 @@
-import { useCallback, useDeferredValue, useMemo } from 'react';
+import { useCallback, useDeferredValue, useMemo, useRef } from 'react';
 import { getPreset } from '../../rl/config';
 import { cancelQueue, runFinding } from '../lab';
-import { findingChartSpecs, findingRuns, fmtInterval, fmtNum, isFractionMetric, referenceEntropyTarget, scheduleText } from '../lib/findingview';
+import { findingChartSpecs, findingRuns, sameFindingRuns, type FindingRun, fmtInterval, fmtNum, isFractionMetric, referenceEntropyTarget, scheduleText } from '../lib/findingview';
 import { currentIndex, queueProgress } from '../lib/queue';
 import { REFERENCE_COLOURS } from '../lib/refchart';
 import type { ReferenceFile } from '../lib/reference';
@@ -187,7 +187,9 @@ function FindingCharts({ reference: ref }: { reference: ReferenceFile }) {
     }
   }, [firstPreset, ref]);
   const specs = useMemo(() => findingChartSpecs(ref, k), [ref, k]);
-  const found = useMemo(() => findingRuns(ref, runsById, order), [ref, runsById, order]);
+  // The same runs as before (another run's step arrived): the same array, so no chart redraws.
+  const kept = useRef<readonly FindingRun[]>([]);
+  const found = useMemo(() => (kept.current = sameFindingRuns(kept.current, findingRuns(ref, runsById, order))), [ref, runsById, order]);
   const runsNow = useMemo(() => found.map((f) => ({ ...f.run, name: `${f.preset} · seed ${f.seed}` })), [found]);
   const colourKey = found.map((f) => f.colour).join(',');
   const colours = useMemo(() => found.map((f) => f.colour), [colourKey]);

@@ -37,6 +37,16 @@ export interface FindingRun {
 }
 
 /**
+ * `next`, or `prev` when it holds the same runs (the same objects, presets, seeds and colours):
+ * a metrics batch of a run that is not in the finding then changes nothing its charts draw, and
+ * they do not redraw (issue #28 item 5: the Findings view redrew every chart on every step).
+ */
+export function sameFindingRuns(prev: readonly FindingRun[], next: FindingRun[]): readonly FindingRun[] {
+  if (prev.length !== next.length) return next;
+  return next.every((f, i) => f.run === prev[i].run && f.preset === prev[i].preset && f.seed === prev[i].seed && f.colour === prev[i].colour) ? prev : next;
+}
+
+/**
  * The page's runs of the reference's queue: for each preset × seed the newest run named
  * "<reference> · <preset> · seed S", coloured as its preset's band, named "<preset> · seed S".
  */

@@ -27,7 +27,8 @@ export default defineConfig({
   },
   webServer: [
     { command: `npx vite preview --host 127.0.0.1 --port ${PREVIEW_PORT} --strictPort`, url: PREVIEW_URL, reuseExistingServer: false },
-    // The README's start command (the dev server, React in StrictMode) for e2e/start.spec.ts.
-    { command: DEV_PORT === 5173 ? 'npm start -- --strictPort' : `npx vite --host 127.0.0.1 --port ${DEV_PORT} --strictPort`, url: DEV_URL, reuseExistingServer: false },
+    // The README's start command (the dev server) for e2e/start.spec.ts, with React's StrictMode on
+    // (VITE_STRICT_MODE=1; off by default for speed, src/ui/main.tsx) so double-effect bugs still fail a spec.
+    { command: DEV_PORT === 5173 ? 'npm start -- --strictPort' : `npx vite --host 127.0.0.1 --port ${DEV_PORT} --strictPort`, url: DEV_URL, reuseExistingServer: false, env: { VITE_STRICT_MODE: '1' } },
   ],
 });

@@ -24,7 +24,6 @@ import { WorkerLink } from './controller/worker-link';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
 import { backendFromUrl, setupFromUrl, withBackend } from './lib/url';
 import { staggerQueue } from './lib/stagger';
-import { frameSchedule } from './lib/frame-batch';
 import { teachingFromUrl } from './lib/teach';
 import type { RunData } from '../io/runfile';
 import { isLive, useLab } from './store';
@@ -40,9 +39,6 @@ const link = new WorkerLink({
   spawn: (report) => new LabClient(report),
   onMessage: (m) => onMessage(m),
   stopAnswerMs: STOP_ANSWER_MS,
-  // A step's metrics, samples and state: one store update per frame (a hidden page draws nothing: at once).
-  schedule: frameSchedule,
-  immediate: () => typeof document !== 'undefined' && document.visibilityState === 'hidden',
   onStuck: () => {
     restartWorker({ resend: true });
     get().setNotice(`The engine did not answer Reset within ${STOP_ANSWER_MS / 1000} s: it was restarted.`);

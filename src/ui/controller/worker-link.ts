@@ -7,7 +7,7 @@
  * started, Reset sends `stop` and restarts a Worker that has not answered it within stopAnswerMs.
  */
 import type { FromWorker, ToWorker } from '../../worker/protocol';
-import { FrameBatch, type Schedule } from '../lib/frame-batch';
+import { FrameBatch, frameSchedule, pageHidden, type Schedule } from '../lib/frame-batch';
 import { StopWatch } from '../lib/watchdog';
 
 /** What the link needs of a Worker (LabClient has it). */
@@ -32,8 +32,10 @@ export class WorkerLink {
   /**
    * `spawn` opens a Worker that reports to the callback it is given; `onMessage` gets the
    * current Worker's messages; `onStuck` runs when a `stop` was not answered within stopAnswerMs.
-   * With `schedule` the messages are handed on in batches, in order (lib/frame-batch.ts: one store
-   * update per frame, not one per message); `immediate` says when not to wait (a hidden page).
+   * In a page (or with `schedule`) the messages are handed on in batches, in order
+   * (lib/frame-batch.ts: one store update per animation frame, not one per message); `immediate`
+   * says when not to wait (by default: while the page is hidden, it draws nothing). Elsewhere (Node,
+   * tests) each is handed on as it arrives.
    */
   constructor(
     private readonly opts: {
@@ -46,7 +48,8 @@ export class WorkerLink {
     },
   ) {
     this.stopWatch = new StopWatch(opts.stopAnswerMs, opts.onStuck);
-    this.inbox = opts.schedule ? new FrameBatch(({ from, m }) => this.fromWorker(from, m), opts.schedule, opts.immediate) : null;
+    const schedule = opts.schedule ?? (typeof requestAnimationFrame === 'function' ? frameSchedule : null);
+    this.inbox = schedule ? new FrameBatch(({ from, m }) => this.fromWorker(from, m), schedule, opts.immediate ?? pageHidden) : null;
   }
 
   /** A `start` was sent that the Worker has not answered yet. */

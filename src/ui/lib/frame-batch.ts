@@ -65,3 +65,6 @@ export const frameSchedule: Schedule = (cb) => {
   const timer = setTimeout(once, 100);
   if (typeof requestAnimationFrame === 'function') requestAnimationFrame(once);
 };
+
+/** A hidden page draws nothing: its messages need not wait for a frame. */
+export const pageHidden = (): boolean => typeof document !== 'undefined' && document.visibilityState === 'hidden';

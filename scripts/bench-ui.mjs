@@ -4,7 +4,7 @@
  * For one preset, engine and thread count it times, in rounds that alternate the modes so machine
  * load hits them alike:
  *   built-training, built-findings  the built page (vite preview), Training or Findings view open
- *   dev-training,   dev-findings    the dev server (vite, React in StrictMode), the same two views
+ *   dev-training,   dev-findings    the dev server (vite; StrictMode only with VITE_STRICT_MODE=1), the same two views
  *   cli                             `magic-lab train` in Node on the same preset, backend and threads
  * Each mode starts training, waits until step --warmup-steps is done (the base checkpoint, the
  * offline filter and the first step are not the steady rate), then counts the steps finished in
@@ -49,13 +49,27 @@ for (const m of modes) if (!ALL_MODES.includes(m)) throw new Error(`--modes: unk
 if (modes.some((m) => m.startsWith('built')) && !existsSync('dist/index.html')) throw new Error('dist/index.html: run `npm run build` first');
 
 const children = [];
-const stopAll = () => children.forEach((c) => c.exitCode === null && c.kill('SIGTERM'));
+// Servers run in their own process group: `npx` does not pass SIGTERM on to vite, and a vite left
+// running kept the port, so the next run's server failed on --strictPort and the old one (an older
+// build) answered in its place. The whole group is ended.
+const stopAll = () =>
+  children.forEach((c) => {
+    if (c.exitCode !== null) return;
+    try {
+      if (c.spawnargs[0] === 'npx') process.kill(-c.pid, 'SIGTERM');
+      else c.kill('SIGTERM');
+    } catch {
+      /* already gone */
+    }
+  });
 process.on('exit', stopAll);
 process.on('SIGINT', () => process.exit(130));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function serve(argv, port) {
-  children.push(spawn('npx', ['vite', ...argv, '--host', '127.0.0.1', '--port', String(port), '--strictPort'], { stdio: 'ignore' }));
+  const taken = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+  if (taken) throw new Error(`port ${port} already answers (a server left running?): move it with --${argv[0] === 'preview' ? 'preview' : 'dev'}-port`);
+  children.push(spawn('npx', ['vite', ...argv, '--host', '127.0.0.1', '--port', String(port), '--strictPort'], { stdio: 'ignore', detached: true }));
   for (let i = 0; i < 300; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return `http://127.0.0.1:${port}`;

@@ -37,6 +37,26 @@ describe('FrameBatch (the Worker messages of one frame, handled together)', () =
     expect(got).toEqual(['metrics', 'samples', 'state', 'metrics']);
   });
 
+  it('an item that ends its batch leaves the rest for the next frame (every run state is drawn)', () => {
+    const frames = manualFrames();
+    const got: string[] = [];
+    const b = new FrameBatch<string>((x) => got.push(x), frames.schedule, undefined, (x) => x.startsWith('state'));
+    for (const m of ['metrics', 'state 4 running', 'state 4 done', 'state 0 starting', 'sync']) b.push(m);
+    frames.frame();
+    expect(got).toEqual(['metrics', 'state 4 running']);
+    frames.frame();
+    expect(got.slice(2)).toEqual(['state 4 done']);
+    frames.frame();
+    expect(got.slice(3)).toEqual(['state 0 starting']);
+    frames.frame();
+    expect(got.slice(4)).toEqual(['sync']);
+    expect(frames.waiting).toBe(0);
+    // flush() (before a restart) delivers everything, states or not.
+    for (const m of ['state 1', 'state 2', 'metrics']) b.push(m);
+    b.flush();
+    expect(got.slice(5)).toEqual(['state 1', 'state 2', 'metrics']);
+  });
+
   it('flush() delivers what waits at once; the frame then finds nothing', () => {
     const frames = manualFrames();
     const got: number[] = [];

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { overlayReference } from '../lab';
 import { paperOrder, type ReferenceIndexEntry } from '../lib/reference';
 import { useLab } from '../store';
@@ -39,7 +40,8 @@ function ReferenceRow({ entry }: { entry: ReferenceIndexEntry }) {
 }
 
 /** The reference runs shipped with the page (public/reference/): tick one to overlay its bands. */
-export function ReferenceRuns() {
+// Memoised (no props): the Runs panel re-renders on every metrics batch; this list has nothing new then.
+export const ReferenceRuns = memo(function ReferenceRuns() {
   const idx = useLab((s) => s.referenceIndex);
   const seeds = useLab((s) => s.referenceSeeds);
   const toggleSeeds = useLab((s) => s.toggleReferenceSeeds);
@@ -77,4 +79,4 @@ export function ReferenceRuns() {
       )}
     </div>
   );
-}
+});

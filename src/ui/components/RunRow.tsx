@@ -1,10 +1,11 @@
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { deleteRun, exportRun, renameRun, resumeRun } from '../lab';
 import type { RunData } from '../../io/runfile';
 import { isLive, useLab } from '../store';
 
 /** One run in the list: show / overlay, rename, export, resume, delete. */
-export function RunRow({ run, colour }: { run: RunData; colour: string | null }) {
+// Memoised: a metrics batch changes one run's record; the other rows have nothing new to show.
+export const RunRow = memo(function RunRow({ run, colour }: { run: RunData; colour: string | null }) {
   const active = useLab((s) => s.activeRunId === run.id);
   const overlaid = useLab((s) => s.overlay.includes(run.id));
   const liveHere = useLab((s) => s.liveRunId === run.id && isLive(s.runState));
@@ -63,4 +64,4 @@ export function RunRow({ run, colour }: { run: RunData; colour: string | null })
       {run.note && <div className="hint small">{run.note}</div>}
     </li>
   );
-}
+});

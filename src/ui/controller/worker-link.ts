@@ -33,7 +33,8 @@ export class WorkerLink {
    * `spawn` opens a Worker that reports to the callback it is given; `onMessage` gets the
    * current Worker's messages; `onStuck` runs when a `stop` was not answered within stopAnswerMs.
    * In a page (or with `schedule`) the messages are handed on in batches, in order
-   * (lib/frame-batch.ts: one store update per animation frame, not one per message); `immediate`
+   * (lib/frame-batch.ts: one store update per animation frame, not one per message; a `state` ends
+   * its batch, so every step and state reported is drawn); `immediate`
    * says when not to wait (by default: while the page is hidden, it draws nothing). Elsewhere (Node,
    * tests) each is handed on as it arrives.
    */
@@ -49,7 +50,7 @@ export class WorkerLink {
   ) {
     this.stopWatch = new StopWatch(opts.stopAnswerMs, opts.onStuck);
     const schedule = opts.schedule ?? (typeof requestAnimationFrame === 'function' ? frameSchedule : null);
-    this.inbox = schedule ? new FrameBatch(({ from, m }) => this.fromWorker(from, m), schedule, opts.immediate ?? pageHidden) : null;
+    this.inbox = schedule ? new FrameBatch(({ from, m }) => this.fromWorker(from, m), schedule, opts.immediate ?? pageHidden, ({ m }) => m.type === 'state') : null;
   }
 
   /** A `start` was sent that the Worker has not answered yet. */

@@ -13,11 +13,17 @@ export class FrameBatch<T> {
   private queue: T[] = [];
   private scheduled = false;
 
-  /** `deliver` gets every item in arrival order; `schedule` says when a batch is delivered; `now` delivers at once when true (a hidden page draws nothing). */
+  /**
+   * `deliver` gets every item in arrival order; `schedule` says when a batch is delivered; `now`
+   * delivers at once when true (a hidden page draws nothing); an item for which `endsBatch` is true
+   * is the last of its batch (the rest wait for the next): every run state the Worker reports is
+   * drawn, even when the next one follows within the same frame.
+   */
   constructor(
     private readonly deliver: (item: T) => void,
     private readonly schedule: Schedule,
     private readonly now: () => boolean = () => false,
+    private readonly endsBatch: (item: T) => boolean = () => false,
   ) {}
 
   push(item: T): void {
@@ -25,11 +31,15 @@ export class FrameBatch<T> {
     this.queue.push(item);
     if (this.scheduled) return;
     this.scheduled = true;
-    this.schedule(() => this.flush());
+    this.schedule(() => this.drain(false));
   }
 
-  /** Delivers what is waiting now (also before anything that must see every earlier message). */
+  /** Delivers everything waiting now (before anything that must see every earlier message). */
   flush(): void {
+    this.drain(true);
+  }
+
+  private drain(all: boolean): void {
     this.scheduled = false;
     // Items pushed while delivering join this batch. A handler that throws does not lose the rest:
     // its error is reported as an uncaught one, as it was when each message was its own task.
@@ -41,6 +51,11 @@ export class FrameBatch<T> {
         queueMicrotask(() => {
           throw e;
         });
+      }
+      if (!all && this.endsBatch(item) && this.queue.length && !this.scheduled) {
+        this.scheduled = true;
+        this.schedule(() => this.drain(false));
+        return;
       }
     }
   }

@@ -145,6 +145,9 @@ describe('WorkerLink with a schedule (one batch of messages per frame)', () => {
     expect(received).toEqual([]);
     expect(waiting).toHaveLength(1);
     waiting.shift()!();
+    // A state ends its batch: each is drawn.
+    expect(received.map((m) => m.type === 'state' && m.state)).toEqual(['starting']);
+    waiting.shift()!();
     expect(received.map((m) => m.type === 'state' && m.state)).toEqual(['starting', 'paused']);
     // Waiting when the Worker is replaced: handled first, as they arrived before the restart.
     workers[0].report(state('r1', 'idle'));

@@ -15,6 +15,8 @@ test('Run both trains a tiny card\'s two arms and overlays them; a second click 
   await expect(card.getByTestId('try-progress')).toHaveText('All 2 arms overlaid', { timeout: 90_000 });
   const entropy = page.getByTestId('chart-entropy');
   await expect(entropy).toHaveAttribute('data-runs', '2', { timeout: 10_000 });
+  // The card brings its first chart into view (charts off screen hold their redraws, lib/onscreen.ts).
+  await expect(entropy).toBeInViewport();
   await expect(entropy).toContainText('A: MAGIC, tiny · A first look (tiny, seconds): entropy');
   await expect(entropy).toContainText('B: target entropy 3 nats · A first look (tiny, seconds): entropy');
   await expect(page.getByTestId('run-row')).toHaveCount(2);
@@ -31,6 +33,7 @@ test('Run both trains a tiny card\'s two arms and overlays them; a second click 
   await panel.getByTestId('try-temperature-reference').click();
   await expect(entropy).toHaveAttribute('data-reference-series', '2', { timeout: 10_000 });
   expect(Date.now() - t0).toBeLessThan(5_000);
+  await expect(entropy).toBeInViewport();
   await expect(entropy.getByTestId('reference-legend')).toHaveText(['reference: A: τ = 1.0 (MAGIC) (5 seeds)', 'reference: B: τ = 0.6 (5 seeds)']);
   await expect(entropy).toHaveAttribute('data-runs', '1');
   await expect(panel.getByTestId('try-first-look').getByTestId('try-play')).toHaveCount(0);

@@ -174,9 +174,14 @@ test('Run this sweep here: the queue trains its presets × seeds one after anoth
     const w = window as unknown as { __steps: number[] };
     w.__steps = [];
     new MutationObserver(() => w.__steps.push(Number(el.textContent))).observe(el, { childList: true, characterData: true, subtree: true });
+    // Every text the queue status shows, too: run 1 may end before a poll of the status sees it.
+    const st = document.querySelector('[data-testid="finding"] [data-testid="queue-status"]')!;
+    const s = window as unknown as { __status: string[] };
+    s.__status = [];
+    new MutationObserver(() => s.__status.push(st.textContent ?? '')).observe(st, { childList: true, characterData: true, subtree: true });
   });
   await card.getByTestId('run-finding').click();
-  await expect(status).toHaveText('run 1 of 4: tiny-demo · magic-tiny · seed 101');
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __status: string[] }).__status)).toContain('run 1 of 4: tiny-demo · magic-tiny · seed 101');
   // The first run trains (the step counter moves) and ends with its schedule (4 steps, as the
   // reference's --steps 4); then the second starts.
   const firstRow = page.locator('[data-testid="run-row"]', { hasText: 'tiny-demo · magic-tiny · seed 101' });

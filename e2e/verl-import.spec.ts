@@ -58,6 +58,7 @@ test('a verl console log imported through the page is overlaid on a lab run', as
   await expect(extra.locator('.chart-legend li')).toHaveCount(2);
   await expect(extra.locator('.chart-legend li').nth(1)).toHaveText(`${NAME}: perf/throughput`);
   await expect(extra).toHaveAttribute('data-points', '8', { timeout: 10_000 });
+  await extra.scrollIntoViewIfNeeded(); // charts off screen hold their redraws (lib/onscreen.ts)
   await expect.poll(() => extra.locator('path.recharts-line-curve[d^="M"]').count(), { timeout: 10_000 }).toBe(1);
 
   // Untrusted content stays data: the markup in a key is an option's text, never an element.

@@ -15,9 +15,12 @@ import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, MATMUL_VARIANT_FLAG, parseBackendChoice, parseMatmulVariant, THREADS_FLAG } from './backend';
 import { defaultBaseFor } from '../run/rung-base';
 import { roofline, type RooflineResult } from './roofline';
+import { parseRungFlag, RUNG_FLAG } from './rung';
+import { rungBaseConfig, type RungName } from '../rl/config';
 
 export const BENCH_FLAGS: Record<string, FlagSpec> = {
-  config: { type: 'string', help: 'model/batch size, e.g. vocab=32,ctx=64,dModel=64,layers=2,heads=4,batch=16' },
+  config: { type: 'string', help: 'model/batch size, e.g. vocab=32,ctx=64,dModel=64,layers=2,heads=4,batch=16 (over --rung\'s model when given)' },
+  rung: { ...RUNG_FLAG, help: `${RUNG_FLAG.help}: bench that rung's model (batch 16 unless --config says), and --rl-steps its magic preset from its base` },
   json: { type: 'string', help: 'also write the results as JSON to this file' },
   steps: { type: 'int', min: 1, help: 'timed train steps (default 10)' },
   'rl-steps': { type: 'int', min: 2, help: "also time this many RL steps of the magic preset from the shipped base (the trainer's perf/step_s; median after the first)" },
@@ -43,7 +46,7 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
   const flags = parseFlags(argv, BENCH_FLAGS, 'bench');
   if (flags.svg !== undefined && !flags.roofline) throw new UsageError('--svg: only with --roofline');
   if (flags.roofline) {
-    for (const k of ['compare', 'config', 'rl-steps'] as const) if (flags[k] !== undefined) throw new UsageError(`--roofline measures the rungs on the CPU engine: it cannot be combined with --${k}`);
+    for (const k of ['compare', 'config', 'rl-steps', 'rung'] as const) if (flags[k] !== undefined) throw new UsageError(`--roofline measures the rungs on the CPU engine: it cannot be combined with --${k}`);
     if (flags.backend !== undefined && flags.backend !== 'wasm') throw new UsageError('--roofline: the roofline is the CPU engine\'s (--backend wasm)');
     return roofline({ threads: flags.threads as number | undefined, steps: flags.steps as number | undefined, json: flags.json as string | undefined, svg: flags.svg as string | undefined }, log);
   }
@@ -72,8 +75,8 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
   return out;
 }
 
-async function benchRlSteps(backend: Backend, n: number, log: (s: string) => void): Promise<NonNullable<BenchResult['rl_step']>> {
-  const config = getPreset('magic');
+async function benchRlSteps(backend: Backend, n: number, log: (s: string) => void, rung?: RungName): Promise<NonNullable<BenchResult['rl_step']>> {
+  const config = getPreset('magic', rung);
   let checkpoint: Uint8Array | undefined;
   const baseFile = defaultBaseFor(config);
   if (existsSync(baseFile)) {
@@ -93,7 +96,8 @@ async function benchRlSteps(backend: Backend, n: number, log: (s: string) => voi
 
 async function benchBackend(flags: Record<string, unknown>, choice: BackendChoice, log: (s: string) => void): Promise<BenchResult> {
   const kv = flags.config ? parseKeyValues(String(flags.config), CONFIG_KEYS, '--config') : {};
-  const c = { ...DEFAULT_BENCH, ...kv };
+  const rung = parseRungFlag(flags.rung);
+  const c = { ...(rung ? rungBenchConfig(rung) : DEFAULT_BENCH), ...kv };
   if (c.batch < 1) throw new UsageError('--config: batch must be at least 1');
   const steps = (flags.steps as number | undefined) ?? 10;
   let cfg;
@@ -130,11 +134,17 @@ async function benchBackend(flags: Record<string, unknown>, choice: BackendChoic
     log(`| sampling, ${B} sequences, up to ${T - 1} tokens each (${generated} generated) | ${f(result.sampling.tokens_per_s)} tokens/s (${f(sampleMs)} ms) |`);
     const rl = flags['rl-steps'] as number | undefined;
     if (rl) {
-      result.rl_step = await benchRlSteps(backend, rl, log);
-      log(`| RL step, magic preset from the shipped base (median of steps 2–${rl}) | ${f(result.rl_step.median_s)} s (first ${f(result.rl_step.first_s)} s) |`);
+      result.rl_step = await benchRlSteps(backend, rl, log, rung);
+      log(`| RL step, magic preset${rung ? ` at the ${rung} rung` : ''} from the shipped base (median of steps 2–${rl}) | ${f(result.rl_step.median_s)} s (first ${f(result.rl_step.first_s)} s) |`);
     }
     return result;
   } finally {
     backend.destroy();
   }
+}
+
+/** The bench's model at a ladder rung: the rung's policy shape, the bench's default batch. */
+export function rungBenchConfig(rung: RungName): typeof DEFAULT_BENCH {
+  const m = rungBaseConfig(rung).model;
+  return { vocab: m.vocabSize, ctx: m.contextLength, dModel: m.dModel, layers: m.nLayers, heads: m.nHeads, mlpRatio: m.mlpRatio, batch: DEFAULT_BENCH.batch };
 }

@@ -4,10 +4,11 @@
  * seed, data and base share the filter's samples, so each seed samples once, not once per preset.
  * A file whose key or size does not match is ignored (sampled again and rewritten), never trusted.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from '../model/checkpoint';
 import type { OfflineFilterCache } from '../rl/offline-sampling';
+import { replaceFile } from './replace-file';
 
 /** The file a key is kept in: its CRC-32 names it, the key inside decides. */
 export function filterCacheFile(dir: string, key: string): string {
@@ -28,11 +29,7 @@ export function folderFilterCache(dir: string): OfflineFilterCache {
       return ok ? (stored.correct as number[]) : undefined;
     },
     put(key, correct) {
-      mkdirSync(dir, { recursive: true });
-      const file = filterCacheFile(dir, key);
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, `${JSON.stringify({ key, correct })}\n`);
-      renameSync(tmp, file); // whole or absent, also with two sweeps writing the same key
+      replaceFile(filterCacheFile(dir, key), `${JSON.stringify({ key, correct })}\n`); // whole, also with two sweeps writing one key
     },
   };
 }

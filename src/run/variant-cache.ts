@@ -5,10 +5,11 @@
  * that shape is a miss (the variants are timed again and the file rewritten); writes go through a
  * temp file and a rename, so a reader sees the old file or the new one, never half of one.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { VariantCache } from '../model/matmul-choice';
+import { replaceFile } from './replace-file';
 
 export function defaultVariantCacheFile(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CACHE_HOME ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
@@ -32,11 +33,7 @@ export function fileVariantCache(file: string = defaultVariantCacheFile()): Vari
       return Object.prototype.hasOwnProperty.call(entries, key) ? entries[key] : undefined;
     },
     put(key, variant) {
-      const entries = { ...readEntries(file), [key]: variant };
-      mkdirSync(dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, `${JSON.stringify(entries, null, 2)}\n`);
-      renameSync(tmp, file);
+      replaceFile(file, `${JSON.stringify({ ...readEntries(file), [key]: variant }, null, 2)}\n`);
     },
   };
 }

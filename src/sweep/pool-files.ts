@@ -3,10 +3,11 @@
  * sweep-run.json (identities compared on every re-run), atomic JSON writes, and the lock that
  * keeps two sweeps out of one directory.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { acquireLock, readLockHolder, RunLockError } from '../run/dir-lock';
+import { replaceFile } from '../run/replace-file';
 import { validateRunConfig, type RunConfigInput } from '../rl/config';
 import { SweepError } from './errors';
 import { sweepSpec, SWEEP_SCHEMA, type PlannedRun, type SweepOptions } from './plan';
@@ -20,10 +21,7 @@ export function readJson<T>(file: string): T {
 
 /** Atomic JSON write (temp file + rename): a kill never leaves half a marker. */
 export function writeJson(file: string, value: unknown): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
-  renameSync(tmp, file);
+  replaceFile(file, JSON.stringify(value, null, 2) + '\n');
 }
 
 /** Names the first top-level field where two identities differ. */

@@ -96,11 +96,17 @@ export function TryThis() {
                 })}
               </div>
               <div className="buttons wrap try-play-buttons">
-                <button className="mini primary-action" onClick={() => (playCard(e, keys), showCardChart(e.charts))} disabled={!ready} data-testid={`try-${e.id}-run`} title="Train the arms one after another (an identical finished run is reused) and overlay them">
+                <button className="mini primary-action" onClick={() => {
+                    playCard(e, keys);
+                    showCardChart(e.charts);
+                  }} disabled={!ready} data-testid={`try-${e.id}-run`} title="Train the arms one after another (an identical finished run is reused) and overlay them">
                   ▶ Run {arms.length === 2 ? 'both' : `all ${arms.length}`}
                 </button>
                 {hasRef && (
-                  <button className="mini" onClick={() => (void showCardReference(e, keys), showCardChart(e.charts))} data-testid={`try-${e.id}-reference`} title="Overlay the arms' shipped reference runs (mean over seeds, 95% bands) at once">
+                  <button className="mini" onClick={() => {
+                      void showCardReference(e, keys);
+                      showCardChart(e.charts);
+                    }} data-testid={`try-${e.id}-reference`} title="Overlay the arms' shipped reference runs (mean over seeds, 95% bands) at once">
                     show reference runs instead
                   </button>
                 )}

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getPreset } from '../../../src/rl/config';
 import { WorkerLink, type WorkerClient } from '../../../src/ui/controller/worker-link';
+import type { Schedule } from '../../../src/ui/lib/frame-batch';
 import type { FromWorker, ToWorker } from '../../../src/worker/protocol';
 
 interface FakeWorker extends WorkerClient {
@@ -9,7 +10,7 @@ interface FakeWorker extends WorkerClient {
   report: (m: FromWorker) => void;
 }
 
-function setup(stopAnswerMs = 5000) {
+function setup(stopAnswerMs = 5000, schedule?: Schedule) {
   const workers: FakeWorker[] = [];
   const received: FromWorker[] = [];
   const onStuck = vi.fn();
@@ -22,6 +23,7 @@ function setup(stopAnswerMs = 5000) {
     onMessage: (m) => received.push(m),
     stopAnswerMs,
     onStuck,
+    ...(schedule ? { schedule } : {}),
   });
   return { link, workers, received, onStuck };
 }
@@ -126,19 +128,7 @@ describe('WorkerLink (a Worker that cannot be wedged, #14)', () => {
 describe('WorkerLink with a schedule (one batch of messages per frame)', () => {
   it('hands messages on in order at the frame; a replaced Worker\'s waiting messages are handled before restart', () => {
     const waiting: (() => void)[] = [];
-    const received: FromWorker[] = [];
-    const workers: FakeWorker[] = [];
-    const link = new WorkerLink({
-      spawn: (report) => {
-        const w: FakeWorker = { sent: [], terminated: false, report, send: (m) => w.sent.push(m), terminate: () => (w.terminated = true) };
-        workers.push(w);
-        return w;
-      },
-      onMessage: (m) => received.push(m),
-      stopAnswerMs: 5000,
-      onStuck: () => {},
-      schedule: (cb) => void waiting.push(cb),
-    });
+    const { link, workers, received } = setup(5000, (cb) => void waiting.push(cb));
     link.open({});
     workers[0].report(state('r1', 'starting'));
     workers[0].report(state('r1', 'paused'));

@@ -51,6 +51,17 @@ describe('model ladder rungs', () => {
     }
   });
 
+  it('small: the no-control twin is magic with the entropy term off and nothing else, and its controller can act within ~20 steps', () => {
+    const magic = getPreset('magic', 'small');
+    expect(configDiffPaths(magic, getPreset('entropy-off', 'small'))).toEqual(['loss.entropy.mode']);
+    // The small base starts at the target, so c must reach ~0.3 (what held entropy in round 20) within 15 steps below it.
+    const e = magic.loss.entropy;
+    expect(e.mode).toBe('adaptive');
+    expect(Math.min(e.cMax, e.c0 + 15 * e.delta)).toBeGreaterThanOrEqual(0.3);
+    // Its own learning rate (tuned on seeds 201–203), not the tiny rung's.
+    expect(magic.update.lr).toBeLessThan(rungBaseConfig('tiny').update.lr);
+  });
+
   it('presets at a rung are fresh copies', () => {
     const a = getPreset('magic', 'small');
     a.model.dModel = 8;

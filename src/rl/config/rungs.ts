@@ -47,6 +47,13 @@ const RUNG_DEFS: Record<RungName, Rung> = {
         { maxResponseLength: 80, steps: 200 },
         { maxResponseLength: 160, steps: 200 },
       ],
+      // Tuned on seeds 201–203 (reports/tuning rounds 16–20): lr 6e-4, the tiny rung's, lost a third of
+      // pass@8 in 20 steps; at 2e-4 the no-control twin gains +23.9 [+20.5, +27.3] points.
+      update: { lr: 2e-4 },
+      // The base starts at the target (e ≈ 0.10–0.13), so the controller must act within ~20 steps:
+      // c₀ = 0 and Δ = 0.02 reach c ≈ 0.3 in 15 below-target steps; c_max 0.2 left the 10-step mean
+      // at 0.08–0.09 for 100 steps (round 18), c_max 0.5 holds it (round 20). docs/ladder.md.
+      loss: { entropy: { target: 0.1, delta: 0.02, c0: 0, cMax: 0.5 } },
     },
     baseFile: 'checkpoints/base-small.mlck',
     delivery: 'bundled',

@@ -84,6 +84,14 @@ test('a Try-this card loads its setup in one click, as a shareable link', async 
   await expect(page.getByTestId('try-status')).toHaveText('B: τ = 0.6 was loaded, then edited.');
 });
 
+test('hide=bench leaves the Benchmark tab out, and a link to the Benchmark view opens the training curves instead', async ({ page }) => {
+  await openLab(page, '/?preset=magic-tiny&teacher=1&hide=bench&view=bench');
+  await expect(page.getByTestId('view-bench')).toHaveCount(0);
+  await expect(page.getByTestId('view-findings')).toBeVisible();
+  await expect(page.getByTestId('chart-entropy')).toBeVisible();
+  await expect(page.getByTestId('teacher-bar').getByText('Benchmark tab')).toBeVisible();
+});
+
 test('teacher mode leaves the hidden controls out, and the bar edits what is hidden', async ({ page }) => {
   await openLab(page, '/?preset=magic-tiny&teacher=1&hide=config,stages,findings,chart-clipfrac');
   await expect(page.getByTestId('teacher-bar')).toBeVisible();

@@ -108,7 +108,7 @@ export function App() {
               </div>
             )}
             <ViewTabs />
-            {view === 'bench' ? (
+            {view === 'bench' && shown('bench') ? (
               <BenchView />
             ) : view === 'findings' && shown('findings') ? (
               <FindingsView />

@@ -13,15 +13,15 @@ export function ViewTabs() {
   const view = useLab((s) => s.view);
   const setView = useLab((s) => s.setView);
   const queue = useLab((s) => s.queue);
-  // Teacher mode may leave the Findings tab out (hide=findings).
-  const hideFindings = useLab((s) => s.hidden.includes('findings'));
+  // Teacher mode may leave the Findings and Benchmark tabs out (hide=findings, hide=bench).
+  const hidden = useLab((s) => s.hidden);
   const show = (v: LabView) => {
     setView(v);
     replaceSearch(withBenchView(location.search, v === 'bench'));
   };
   return (
     <nav className="view-tabs" role="tablist">
-      {VIEWS.filter((v) => !(hideFindings && v.id === 'findings')).map((v) => (
+      {VIEWS.filter((v) => v.id === 'training' || !hidden.includes(v.id)).map((v) => (
         <button key={v.id} role="tab" aria-selected={view === v.id} className={view === v.id ? 'on' : ''} onClick={() => show(v.id)} data-testid={`view-${v.id}`} title={v.title}>
           {v.label}
           {v.id === 'findings' && queue?.status === 'running' && <span className="tag">queue</span>}

@@ -30,6 +30,7 @@ export const HIDEABLE: readonly Hideable[] = [
   { id: 'explainer', label: 'How MAGIC works' },
   { id: 'try', label: 'Try this' },
   { id: 'findings', label: 'Findings tab' },
+  { id: 'bench', label: 'Benchmark tab' },
   { id: 'timeline', label: 'Stage timeline' },
   { id: 'explain', label: 'Chart explanations' },
   ...chartSpecs(DEFAULT_RUN_CONFIG).map((c) => ({ id: `chart-${c.id}`, label: `Chart: ${c.title}` })),

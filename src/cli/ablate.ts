@@ -2,7 +2,9 @@
  * `magic-lab ablate FINDING`: runs one finding's presets through the sweep runner and writes its
  * report (reports/<finding>/report.md and report.json: claim, presets, seeds, schedule, command,
  * means ± intervals, the verdict with its rule, charts). `--list` lists the findings;
- * `--replication` assembles REPLICATION.md from the reports present.
+ * `--replication` assembles REPLICATION.md from the reports present. At a rung other than tiny
+ * (--rung) the report folder is reports/<finding>-<rung> and the reference file
+ * public/reference/<finding>-<rung>.json, so tiny's reports and references keep their names.
  *
  * Runs live in a pool shared by every finding (reports/runs/<schedule tag>/<preset>/seed-<S>/),
  * so a preset × seed that several findings use (magic is in most) trains once.
@@ -12,13 +14,14 @@ import { join } from 'node:path';
 import { crc32Label } from '../model/checkpoint';
 import { presetNames } from '../rl/config';
 import { FINDINGS, getFinding, findingIds } from '../sweep/findings';
-import { DEFAULT_REFERENCE_DIR, referenceFromSummary, writeReference } from '../sweep/reference';
+import { DEFAULT_REFERENCE_DIR, referenceFromSummary, referenceNameAt, writeReference } from '../sweep/reference';
 import { buildFindingReport, DEFAULT_REPORTS_DIR, findingReportMarkdown, replicationMarkdown } from '../sweep/report';
 import type { SweepDeps, SweepOptions } from '../sweep/runner';
 import { toJson } from '../sweep/summary';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { checkReplication } from '../sweep/replication-check';
 import { checkFindingDiffers } from '../sweep/differ';
+import { parseRungFlag } from './rung';
 import { asUsageErrors, DEFAULT_DEPS, HELP_FLAG, RUN_FLAGS, runAndSummarize, sweepOptionsFromFlags } from './sweep';
 
 export const ABLATE_FLAGS: Record<string, FlagSpec> = {
@@ -26,9 +29,9 @@ export const ABLATE_FLAGS: Record<string, FlagSpec> = {
   replication: { type: 'bool', help: 'write REPLICATION.md (--out, default REPLICATION.md) from the reports under --reports' },
   check: { type: 'bool', help: 'with --replication: write nothing; recompute every report.json, summary and REPLICATION.md from the committed runs and compare (exit 1 on a difference)' },
   reports: { type: 'string', help: `reports directory (default ${DEFAULT_REPORTS_DIR})` },
-  out: { type: 'string', help: `report directory (default ${DEFAULT_REPORTS_DIR}/<finding>); with --replication the file written` },
+  out: { type: 'string', help: `report directory (default ${DEFAULT_REPORTS_DIR}/<finding>, at a rung other than tiny <finding>-<rung>); with --replication the file written` },
   ...RUN_FLAGS,
-  reference: { type: 'bool', help: `also write ${DEFAULT_REFERENCE_DIR}/<finding>.json for the page` },
+  reference: { type: 'bool', help: `also write ${DEFAULT_REFERENCE_DIR}/<finding>.json for the page (<finding>-<rung>.json at a rung other than tiny)` },
   help: HELP_FLAG,
 };
 
@@ -80,7 +83,8 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   if (!finding) throw new UsageError(`ablate: unknown finding ${JSON.stringify(positional)} (known: ${findingIds().join(', ')})`);
   const missing = finding.presets.filter((p) => !presetNames().includes(p));
   if (missing.length) throw new UsageError(`ablate ${finding.id}: this build has no preset ${missing.join(', ')} (src/rl/config/presets.ts)`);
-  const out = String(flags.out ?? join(reportsDir, finding.id));
+  const rung = parseRungFlag(flags.rung) ?? null;
+  const out = String(flags.out ?? join(reportsDir, referenceNameAt(finding.id, rung)));
   const o = sweepOptionsFromFlags(flags, finding.presets, out, `magic-lab ablate ${argv.join(' ')}`);
   // What the finding says its presets differ in holds for these configs (--config included), before anything runs.
   await asUsageErrors(async () => checkFindingDiffers(finding, o));
@@ -95,7 +99,7 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   log(`report: ${join(out, 'report.md')}`);
   if (flags.reference) {
     const dir = String(flags['reference-dir'] ?? DEFAULT_REFERENCE_DIR);
-    const w = writeReference(dir, referenceFromSummary(summary, { name: finding.id, kind: 'finding', title: finding.title, claim: finding.claim, rule: finding.rule, result: report.result }));
+    const w = writeReference(dir, referenceFromSummary(summary, { name: finding.id, kind: 'finding', title: finding.title, claim: finding.claim, rule: finding.rule, result: report.result, rung }));
     log(`reference: ${w.file} (${(w.bytes / 1024).toFixed(1)} KB) and ${join(dir, 'index.json')}`);
   }
 }

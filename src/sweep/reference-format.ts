@@ -5,6 +5,8 @@
  * grid (at most REFERENCE_POINTS points), the mean over seeds, its 95% band and every seed's
  * curve on the same grid, rounded to 4 decimals (null where undefined); plus a few scalar
  * results and, for a finding, its claim, rule, verdict and checks. `index.json` lists them.
+ * A file made at a model rung other than tiny carries `rung` (it and its index entry) and is
+ * named <name>-<rung>.json, so a rung's runs never stand in for tiny's presets of the same name.
  */
 
 export const REFERENCE_SCHEMA = 'magic-lab-reference/1';
@@ -74,6 +76,8 @@ export interface ReferenceFile {
   name: string;
   kind: 'finding' | 'sweep';
   title: string;
+  /** The model rung its runs were made at (src/rl/config/rungs.ts); absent: tiny. */
+  rung?: string;
   /** The finding's claim, rule and result (kind 'finding'). */
   claim?: string;
   rule?: string;
@@ -93,6 +97,8 @@ export interface ReferenceIndexEntry {
   file: string;
   kind: 'finding' | 'sweep';
   title: string;
+  /** As the file's `rung`; absent: tiny. */
+  rung?: string;
   presets: string[];
   seeds: number[];
   steps: number | null;
@@ -112,3 +118,9 @@ export function r4(x: number): Num {
 export function checkReferenceName(name: string): boolean {
   return /^[a-z0-9][a-z0-9._-]{0,63}$/.test(name) && name !== 'index';
 }
+
+/** The rung a reference file or index entry was made at: its `rung`, tiny when absent. */
+export const referenceRung = (x: { rung?: string }): string => x.rung ?? 'tiny';
+
+/** A reference's name (and file stem) at a rung: `<name>` at tiny, `<name>-<rung>` at any other. */
+export const referenceNameAt = (name: string, rung: string | null | undefined): string => (rung && rung !== 'tiny' ? `${name}-${rung}` : name);

@@ -2,7 +2,8 @@
  * Reference runs for the page: a compact file per sweep or finding under public/reference/
  * (`<name>.json`), and an index of them (`index.json`). Per preset per curve metric: a step grid
  * (at most 40 points), the mean over seeds, its 95% band, and every seed's curve on the same grid,
- * rounded to 4 decimals; plus a few scalar results and, for a finding, its verdict. Made only
+ * rounded to 4 decimals; plus a few scalar results and, for a finding, its verdict. At a rung
+ * other than tiny the file is <name>-<rung>.json and carries `rung`. Made only
  * from a real sweep's summary (`magic-lab sweep … --reference NAME`, `magic-lab ablate … --reference`).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import {
   REFERENCE_SCALARS,
   REFERENCE_SCHEMA,
   r4,
+  referenceNameAt,
   type ReferenceCurve,
   type ReferenceFile,
   type ReferenceIndex,
@@ -28,8 +30,10 @@ export const DEFAULT_REFERENCE_DIR = 'public/reference';
 
 export function referenceFromSummary(
   s: Summary,
-  o: { name: string; title: string; kind: 'finding' | 'sweep'; claim?: string; rule?: string; result?: FindingResult },
+  o: { name: string; title: string; kind: 'finding' | 'sweep'; claim?: string; rule?: string; result?: FindingResult; rung?: string | null },
 ): ReferenceFile {
+  // Tiny's files keep their name and bytes (no `rung`); another rung's are named and marked by it.
+  const rung = o.rung && o.rung !== 'tiny' ? o.rung : null;
   const presets: ReferenceFile['presets'] = {};
   for (const [p, ps] of Object.entries(s.presets)) {
     const curves: Record<string, ReferenceCurve> = {};
@@ -55,9 +59,10 @@ export function referenceFromSummary(
   }
   const ref: ReferenceFile = {
     schema: REFERENCE_SCHEMA,
-    name: o.name,
+    name: referenceNameAt(o.name, rung),
     kind: o.kind,
-    title: o.title,
+    title: rung ? `${o.title} (${rung} rung)` : o.title,
+    ...(rung ? { rung } : {}),
     command: s.command,
     schedule: { steps: s.sweep.steps, minutes: s.sweep.minutes, backend: s.sweep.backend, evalProblems: s.sweep.evalProblems, evalK: s.sweep.evalK },
     interval: 'mean over seeds ± Student-t 95% (pointwise for curves)',
@@ -97,6 +102,7 @@ export function writeReference(dir: string, ref: ReferenceFile): { file: string;
     file: `${ref.name}.json`,
     kind: ref.kind,
     title: ref.title,
+    ...(ref.rung ? { rung: ref.rung } : {}),
     presets: Object.keys(ref.presets),
     seeds: [...new Set(Object.values(ref.presets).flatMap((p) => p.seeds))].sort((a, b) => a - b),
     steps: ref.schedule.steps,

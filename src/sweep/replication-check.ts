@@ -1,5 +1,6 @@
 /**
- * Recomputes the reported numbers from the committed runs: for each finding under reports/, its
+ * Recomputes the reported numbers from the committed runs: for each finding under reports/ (and
+ * its reports at other rungs, reports/<finding>-<rung>/), its
  * sweep.json names the runs (the pool) and the evaluation; the runs' metrics.jsonl(.gz) and
  * precise evaluations give the summary, the summary gives report.json, and the reports give
  * REPLICATION.md. `magic-lab ablate --replication --check` and tests/sweep/replication.test.ts
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { FINDINGS } from './findings';
 import { readStoredText } from './gz-file';
 import { planSweep, sweepSpec, type RunResult, type SweepOptions } from './plan';
-import { buildFindingReport, replicationMarkdown, type FindingReport } from './report';
+import { buildFindingReport, findingReportSlots, replicationMarkdown, type FindingReport } from './report';
 import { loadRun } from './runner';
 import { buildSummary, toJson, type Summary } from './summary';
 
@@ -70,8 +71,8 @@ function firstDiff(a: string, b: string): string {
  */
 export function checkReplication(reportsDir: string, replicationFile: string | null, log: (s: string) => void = () => {}): ReplicationMismatch[] {
   const bad: ReplicationMismatch[] = [];
-  for (const f of FINDINGS) {
-    const dir = join(reportsDir, f.id);
+  for (const f of FINDINGS) for (const slot of findingReportSlots(reportsDir, f)) {
+    const dir = join(reportsDir, slot.folder);
     const reportFile = join(dir, 'report.json');
     if (!existsSync(reportFile)) continue;
     const committedText = readFileSync(reportFile, 'utf8');
@@ -97,7 +98,7 @@ export function checkReplication(reportsDir: string, replicationFile: string | n
       const text = readStoredText(sumFile);
       if (text !== toJson(summary)) bad.push({ file: sumFile, what: firstDiff(text, toJson(summary)) });
     }
-    log(`${f.id}: ${results.length} runs recomputed`);
+    log(`${slot.folder}: ${results.length} runs recomputed`);
   }
   if (replicationFile !== null) {
     const committed = readFileSync(replicationFile, 'utf8');

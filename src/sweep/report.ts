@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { DEFAULT_RUNG, RUNG_NAMES, type RungName } from '../rl/config';
 import { checkMetrics, FINDINGS, type Finding, type FindingResult } from './findings';
 import { verdictText } from './reference-format';
 import { formatValue, metricDef, unitSuffix } from './run-metrics';
@@ -169,6 +170,17 @@ export function readFindingReport(file: string): FindingReport {
 }
 
 /** REPLICATION.md from reports/<finding>/report.json, in registry order; "not run yet" where there is none. */
+/**
+ * A finding's report folders: reports/<id> (the tiny rung; listed even before it is run) and
+ * reports/<id>-<rung> for each other rung that has a report.json (its title names the rung).
+ */
+export function findingReportSlots(reportsDir: string, f: Pick<Finding, 'id' | 'title'>): { folder: string; rung: RungName; title: string }[] {
+  const slots = [{ folder: f.id, rung: DEFAULT_RUNG, title: f.title }];
+  for (const rung of RUNG_NAMES)
+    if (rung !== DEFAULT_RUNG && existsSync(join(reportsDir, `${f.id}-${rung}`, 'report.json'))) slots.push({ folder: `${f.id}-${rung}`, rung, title: `${f.title} (${rung} rung)` });
+  return slots;
+}
+
 export function replicationMarkdown(reportsDir: string, outFile: string): string {
   const L: string[] = [];
   L.push('# Replication of the MAGIC findings', '');
@@ -192,19 +204,20 @@ export function replicationMarkdown(reportsDir: string, outFile: string): string
   }
   const rows: string[] = ['| finding | verdict | seeds | schedule |', '| --- | --- | --- | --- |'];
   const sections: string[] = [];
-  for (const f of FINDINGS) {
-    const file = join(reportsDir, f.id, 'report.json');
-    const anchor = f.id;
+  for (const f of FINDINGS) for (const slot of findingReportSlots(reportsDir, f)) {
+    const file = join(reportsDir, slot.folder, 'report.json');
+    const anchor = slot.folder;
+    const title = slot.title;
     if (!existsSync(file)) {
-      rows.push(`| [${f.title}](#${anchor}) | not run yet | – | – |`);
-      sections.push(`<a id="${anchor}"></a>`, `## ${f.title}`, '', `> ${f.claim}`, '', `Presets: ${f.presets.map((p) => `\`${p}\``).join(', ')}.`, '');
+      rows.push(`| [${title}](#${anchor}) | not run yet | – | – |`);
+      sections.push(`<a id="${anchor}"></a>`, `## ${title}`, '', `> ${f.claim}`, '', `Presets: ${f.presets.map((p) => `\`${p}\``).join(', ')}.`, '');
       sections.push(`**Not run yet.** Run: \`magic-lab ablate ${f.id} --seeds 5\` (then \`magic-lab ablate --replication\`).`, '', `Rule: ${f.rule}`, '');
       continue;
     }
     const r = readFindingReport(file);
-    const rel = (p: string) => relative(dirname(outFile), join(reportsDir, f.id, p)) || p;
-    rows.push(`| [${f.title}](#${anchor}) | ${verdictText(r.result.verdict)}${r.complete ? '' : ' (partial)'} | ${r.seeds.length} | ${r.schedule.steps !== null ? `${r.schedule.steps} steps` : r.schedule.minutes !== null ? `${r.schedule.minutes} min` : 'full'} |`);
-    sections.push(`<a id="${anchor}"></a>`, `## ${f.title}`, '');
+    const rel = (p: string) => relative(dirname(outFile), join(reportsDir, slot.folder, p)) || p;
+    rows.push(`| [${title}](#${anchor}) | ${verdictText(r.result.verdict)}${r.complete ? '' : ' (partial)'} | ${r.seeds.length} | ${r.schedule.steps !== null ? `${r.schedule.steps} steps` : r.schedule.minutes !== null ? `${r.schedule.minutes} min` : 'full'} |`);
+    sections.push(`<a id="${anchor}"></a>`, `## ${title}`, '');
     sections.push(`> ${r.finding.claim}`, '');
     if (r.finding.detail) sections.push(`> ${r.finding.detail.section}: "${r.finding.detail.quote}"`, '');
     if (!r.complete) sections.push('**Partial:** not every planned run has finished.', '');

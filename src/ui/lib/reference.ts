@@ -10,6 +10,7 @@ import {
   REFERENCE_INDEX_SCHEMA,
   REFERENCE_SCHEMA,
   REFERENCE_VERDICTS,
+  referenceRung,
   type Num,
   type ReferenceCheck,
   type ReferenceCurve,
@@ -19,8 +20,9 @@ import {
   type ReferencePremise,
   type ReferencePreset,
 } from '../../sweep/reference-format';
+import { isRungName, RUNG_NAMES, type RungName } from '../../rl/config';
 
-export { verdictText } from '../../sweep/reference-format';
+export { verdictText, referenceRung, referenceNameAt } from '../../sweep/reference-format';
 export type { ReferenceFile, ReferenceIndex, ReferenceIndexEntry, ReferenceCurve, ReferencePreset, ReferenceCheck, ReferencePremise, Num };
 
 /** A reference file that cannot be used: the message names the file (as the page fetches it) and what is wrong. */
@@ -81,6 +83,10 @@ class Checker {
     if (v !== 'finding' && v !== 'sweep') this.fail(`${at} must be "finding" or "sweep", got ${JSON.stringify(v)}`);
     return v;
   }
+  rung(v: unknown, at: string): RungName {
+    if (!isRungName(v)) this.fail(`${at} must be one of ${RUNG_NAMES.join(', ')}, got ${JSON.stringify(v)}`);
+    return v;
+  }
   verdict(v: unknown, at: string): ReferenceCheck['verdict'] {
     if (!REFERENCE_VERDICTS.includes(v as ReferenceCheck['verdict'])) this.fail(`${at} must be one of ${REFERENCE_VERDICTS.join(', ')}, got ${JSON.stringify(v)}`);
     return v as ReferenceCheck['verdict'];
@@ -111,6 +117,7 @@ export function validateReferenceIndex(json: unknown, file = INDEX_PATH): Refere
       steps: c.intOrNull(x.steps, `${at}.steps`),
     };
     if (x.verdict !== undefined) entry.verdict = c.verdict(x.verdict, `${at}.verdict`);
+    if (x.rung !== undefined) entry.rung = c.rung(x.rung, `${at}.rung`);
     return entry;
   });
   const names = new Set<string>();
@@ -185,6 +192,8 @@ export function validateReferenceFile(json: unknown, file: string, entry?: Refer
     interval: c.str(o.interval ?? '', 'interval'),
     presets,
   };
+  if (o.rung !== undefined) ref.rung = c.rung(o.rung, 'rung');
+  if (entry && referenceRung(ref) !== referenceRung(entry)) c.fail(`rung is "${referenceRung(ref)}" but the index lists this file at rung "${referenceRung(entry)}"`);
   if (kind === 'finding') {
     ref.claim = c.str(o.claim, 'claim');
     ref.rule = c.str(o.rule, 'rule');

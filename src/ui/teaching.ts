@@ -5,6 +5,7 @@
  */
 import { EXPERIMENTS, experimentConfig, experimentSearch, type Experiment, type ExperimentSetup } from './lib/experiments';
 import { LESSON_PARAM, loadLesson } from './lib/lesson';
+import { presetAtRung } from './lib/rungs';
 import { withTeaching } from './lib/teach';
 import { cardQueueName, cardReferenceEntries, cardReferenceFile, planCardQueue } from './lib/try-play';
 import { loadReference, reset, startQueue } from './lab';
@@ -22,7 +23,9 @@ export function loadExperiment(experiment: Experiment, setup: ExperimentSetup): 
   // The URL first: lab.ts's URL sync keeps the page parameters (try=) of the current address.
   replaceSearch(experimentSearch(experiment, setup, location.search));
   s.setTeaching({ tryId: `${experiment.id}.${setup.key}` });
-  s.loadSetup(setup.preset, config);
+  // A rung card's arm: the preset at that rung (the store's rung, rung= in the URL; its base is the rung's).
+  if (setup.rung) s.loadSetup(presetAtRung(setup.preset, setup.rung), config, null, setup.rung);
+  else s.loadSetup(setup.preset, config);
   s.setView('training');
 }
 

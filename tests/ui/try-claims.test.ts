@@ -1,13 +1,16 @@
 /**
  * Every Try-this card may claim only what its arms' reference runs (public/reference/, means over
  * seeds) show: each structured claim is checked here; the two claims the cards once made wrongly
- * (#28) must fail.
+ * (#28) must fail. The cards are the ones the page lists with the shipped index (a rung card,
+ * lib/collapse-card.ts, joins once index.json lists its rung's file), each arm read from its
+ * rung's files only: a listed card whose rung's file is missing fails here, it is not skipped.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXPERIMENTS, setupRefPreset } from '../../src/ui/lib/experiments';
-import { validateReferenceFile, type ReferenceFile } from '../../src/ui/lib/reference';
+import { experimentsFor } from '../../src/ui/lib/collapse-card';
+import { setupRefPreset, setupRung, type Experiment } from '../../src/ui/lib/experiments';
+import { validateReferenceFile, validateReferenceIndex, type ReferenceFile } from '../../src/ui/lib/reference';
 import { armReference, checkClaim, claimText, type ArmReference, type Claim } from '../../src/ui/lib/try-claims';
 
 const DIR = join(__dirname, '../../public/reference');
@@ -16,9 +19,12 @@ const files: ReferenceFile[] = readdirSync(DIR)
   .sort()
   .map((f) => validateReferenceFile(JSON.parse(readFileSync(join(DIR, f), 'utf8')), f));
 
+const index = validateReferenceIndex(JSON.parse(readFileSync(join(DIR, 'index.json'), 'utf8')));
+const EXPERIMENTS: readonly Experiment[] = experimentsFor(index.entries);
+
 const armsOf = (id: string): Record<string, ArmReference | null> => {
   const e = EXPERIMENTS.find((x) => x.id === id)!;
-  return Object.fromEntries(e.setups.map((s) => [s.key, setupRefPreset(s) ? armReference(files, setupRefPreset(s)!) : null]));
+  return Object.fromEntries(e.setups.map((s) => [s.key, setupRefPreset(s) ? armReference(files, setupRefPreset(s)!, setupRung(s)) : null]));
 };
 
 describe('Try-this card claims against the reference runs', () => {
@@ -38,7 +44,8 @@ describe('Try-this card claims against the reference runs', () => {
   });
 
   it('every reference arm of a card is in public/reference/', () => {
-    for (const e of EXPERIMENTS) for (const s of e.setups) if (setupRefPreset(s)) expect(armReference(files, setupRefPreset(s)!), `${e.id}.${s.key}`).not.toBeNull();
+    for (const e of EXPERIMENTS)
+      for (const s of e.setups) if (setupRefPreset(s)) expect(armReference(files, setupRefPreset(s)!, setupRung(s)), `${e.id}.${s.key}: no ${setupRefPreset(s)} at rung ${setupRung(s)} in public/reference/`).not.toBeNull();
   });
 
   it('fails the claims the cards once made wrongly', () => {

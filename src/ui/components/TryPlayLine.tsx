@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { Experiment } from '../lib/experiments';
-import { cardArms, cardQueueName, compareArms, runEntropySeries, type ArmSeries } from '../lib/try-play';
+import { cardArms, cardQueueName, compareArms, endMean, runEntropySeries, type ArmSeries } from '../lib/try-play';
 import { cancelQueue } from '../lab';
 import { useLab } from '../store';
 
@@ -32,9 +32,11 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
   if (!on) return null;
   const done = mine ? mine.items.filter((x) => x.status === 'done').length : 0;
   const reused = mine ? mine.items.filter((x) => x.reused).length : 0;
-  const text = compareArms(series, target);
+  const text = compareArms(series, target, { collapse: experiment.compareCollapse });
+  // What the line compares, for tests: each arm's entropy over its last 20% (the overlaid curves' data) and the target.
+  const ends = series.map((a) => (a.values.some(Number.isFinite) ? endMean(a.values).toFixed(4) : '')).join(',');
   return (
-    <div className="try-play hint" data-testid="try-play" data-mode={on.mode}>
+    <div className="try-play hint" data-testid="try-play" data-mode={on.mode} data-end-entropy={ends} data-target={target ?? ''}>
       {on.mode === 'runs' && mine && (
         <div data-testid="try-progress">
           {mine.status === 'running' ? `Running arm ${Math.min(done + 1, mine.items.length)} of ${mine.items.length}…` : mine.status === 'done' ? `All ${mine.items.length} arms overlaid` : mine.message ?? mine.status}

@@ -1,5 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
-import { EXPERIMENTS, experimentConfig, experimentSearch, findExperiment } from '../lib/experiments';
+import { experimentsFor, findCard } from '../lib/collapse-card';
+import { experimentConfig, experimentSearch } from '../lib/experiments';
+import { presetAtRung } from '../lib/rungs';
 import { cardArms, cardReferenceEntries } from '../lib/try-play';
 import { useLab } from '../store';
 import { clearExperiment, lessonCardAt, loadExperiment, nextLessonCard, openLessonFromUrl, playCard, showCardReference } from '../teaching';
@@ -10,8 +12,8 @@ function useLoadedMatches(tryId: string | null): boolean {
   const draft = useLab((s) => s.draft);
   const preset = useLab((s) => s.preset);
   const want = useMemo(() => {
-    const found = findExperiment(tryId);
-    return found ? { preset: found.setup.preset, json: JSON.stringify(experimentConfig(found.setup)) } : null;
+    const found = findCard(tryId);
+    return found ? { preset: found.setup.rung ? presetAtRung(found.setup.preset, found.setup.rung) : found.setup.preset, json: JSON.stringify(experimentConfig(found.setup)) } : null;
   }, [tryId]);
   return useMemo(() => !!want && preset === want.preset && JSON.stringify(draft) === want.json, [want, draft, preset]);
 }
@@ -20,7 +22,7 @@ function useLoadedMatches(tryId: string | null): boolean {
 export function TryThis() {
   const tryId = useLab((s) => s.tryId);
   const matches = useLoadedMatches(tryId);
-  const loaded = findExperiment(tryId);
+  const loaded = findCard(tryId);
   // Opens by itself when the page was opened on a Try-this link (or a card was loaded).
   const [open, setOpen] = useState(false);
   useEffect(() => {
@@ -37,7 +39,8 @@ export function TryThis() {
     if (lesson) setOpen(true);
   }, [lesson]);
   const at = lessonCardAt(lesson);
-  const cards = at ? [at.experiment] : EXPERIMENTS;
+  // A rung card (lib/collapse-card.ts) joins the list once the reference index lists its rung's runs.
+  const cards = at ? [at.experiment] : experimentsFor(refIndex.status === 'ready' ? refIndex.index.entries : []);
   return (
     <details className="panel try-this" data-testid="try-this" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>

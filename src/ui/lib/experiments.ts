@@ -9,7 +9,8 @@
  * applies and the run starts at once) — a few minutes on a laptop. The first card uses the -tiny
  * presets (4 steps, seconds) to show what the page explains before anything is learnt.
  */
-import { getPreset, validateRunConfig, type RunConfig, type RunConfigInput } from '../../rl/config';
+import { DEFAULT_RUNG, getPreset, validateRunConfig, type RunConfig, type RunConfigInput, type RungName } from '../../rl/config';
+import { presetAtRung } from './rungs';
 import { withTeaching } from './teach';
 import type { Claim } from './try-claims';
 import { urlSearchFor } from './url';
@@ -28,6 +29,11 @@ export interface ExperimentSetup {
   fullSchedule?: boolean;
   /** The preset in public/reference/ that runs this arm's setup (default: `preset` when there are no overrides). */
   ref?: string;
+  /**
+   * The model rung the arm trains at (default tiny): it starts from that rung's base, the link
+   * carries rung=, and its reference runs are read from that rung's files only.
+   */
+  rung?: RungName;
 }
 
 export interface Experiment {
@@ -44,6 +50,8 @@ export interface Experiment {
   setups: ExperimentSetup[];
   /** What `watch` says about the arms, checked against their reference runs (tests/ui/try-claims.test.ts). */
   claims?: Claim[];
+  /** The comparison line names the step an arm's entropy collapses (the sweep's rule) and whether the other held. */
+  compareCollapse?: boolean;
 }
 
 const entropyOff = (): RunConfigInput => ({ loss: { entropy: { mode: 'off' } } });
@@ -159,6 +167,9 @@ export const EXPERIMENTS: readonly Experiment[] = [
   },
 ];
 
+/** The rung an arm trains at (tiny unless it names one). */
+export const setupRung = (setup: Pick<ExperimentSetup, 'rung'>): RungName => setup.rung ?? DEFAULT_RUNG;
+
 export function findExperiment(tryId: string | null): { experiment: Experiment; setup: ExperimentSetup } | null {
   if (!tryId) return null;
   const [id, key] = tryId.split('.');
@@ -170,9 +181,9 @@ export function findExperiment(tryId: string | null): { experiment: Experiment; 
 /** The reference preset that runs this arm (null: none can, e.g. overrides without a `ref`). */
 export const setupRefPreset = (setup: ExperimentSetup): string | null => setup.ref ?? (setup.overrides || setup.preset.endsWith('-tiny') ? null : setup.preset);
 
-/** The setup's config: its preset, the overrides, and (full-size presets) the shortened schedule. */
+/** The setup's config: its preset (at its rung), the overrides, and (full-size presets) the shortened schedule. */
 export function experimentConfig(setup: ExperimentSetup): RunConfig {
-  const base = getPreset(setup.preset);
+  const base = setup.rung ? getPreset(presetAtRung(setup.preset, setup.rung), setup.rung) : getPreset(setup.preset);
   let cfg = validateRunConfig(setup.overrides?.(base) ?? {}, base);
   if (!setup.fullSchedule) cfg = validateRunConfig({ stages: cfg.stages.map((s) => ({ ...s, steps: SHORT_STAGE_STEPS, convergence: null })) }, cfg);
   return cfg;
@@ -180,5 +191,5 @@ export function experimentConfig(setup: ExperimentSetup): RunConfig {
 
 /** The setup's link (query string): preset, the config's diff from it, try=<card>.<setup>; `current`'s page parameters (backend, teacher, hide) kept. */
 export function experimentSearch(experiment: Experiment, setup: ExperimentSetup, current = ''): string {
-  return withTeaching(urlSearchFor(experimentConfig(setup), setup.preset, current), { tryId: `${experiment.id}.${setup.key}` });
+  return withTeaching(urlSearchFor(experimentConfig(setup), setup.preset, current, setup.rung), { tryId: `${experiment.id}.${setup.key}` });
 }

@@ -4,7 +4,8 @@
  * Pure; tests/ui/try-claims.test.ts checks every card, the page uses armReference() to overlay
  * the arms' reference curves.
  */
-import type { ReferenceCurve, ReferenceFile, ReferencePreset } from './reference';
+import { collapseStats, COLLAPSE_STEPS, ENTROPY_MEAN_STEPS, movingMeans, type CollapseStats, type Row } from '../../sweep/run-metrics';
+import { referenceRung, type ReferenceCurve, type ReferenceFile, type ReferencePreset } from './reference';
 
 /** The metrics a claim may name, and the reference curve each is read from. */
 export const CLAIM_METRICS = {
@@ -31,7 +32,40 @@ export type Claim =
   /** Every point of the window stays at or above the target (the mean curve never dips under it). */
   | { metric: 'entropy'; arm: string; relation: 'never-below-target'; window: ClaimWindow }
   /** The window mean is 0 / above 0 (e.g. the realized entropy coefficient: the controller acted or not). */
-  | { metric: ClaimMetric; arm: string; relation: 'zero' | 'nonzero'; window: ClaimWindow };
+  | { metric: ClaimMetric; arm: string; relation: 'zero' | 'nonzero'; window: ClaimWindow }
+  /**
+   * The mean curve collapses by the sweep's rule (src/sweep/run-metrics.ts collapseStats) /
+   * holds its 10-step mean at or above HOLD_FRACTION × the target throughout.
+   */
+  | { metric: 'entropy'; arm: string; relation: 'collapses' | 'holds-target'; window: 'all' | { to: number } };
+
+/** "Held": the 10-step mean stays at or above this fraction of the target (the entropy-coef finding's one-sided band, src/sweep/findings.ts). */
+export const HOLD_FRACTION = 0.9;
+
+/**
+ * A curve as one value per step, for the sweep's per-step collapse rule: a reference grid point is
+ * the mean of its bin of steps (src/sweep/summary.ts aggregateCurves), so it is held over the steps
+ * since the previous point (the first point's bin is as wide as the gap to the second). A per-step
+ * series (a run's own) comes back unchanged.
+ */
+export function curveStepRows(steps: readonly number[], values: readonly number[]): Row[] {
+  const rows: Row[] = [];
+  steps.forEach((s, i) => {
+    const from = i > 0 ? steps[i - 1] + 1 : s - (steps.length > 1 ? steps[1] - steps[0] : 1) + 1;
+    for (let t = from; t <= s; t++) rows.push({ step: t, 'actor/entropy': values[i] } as Row);
+  });
+  return rows;
+}
+
+/** The sweep's collapse statistics of a curve against `target`, and whether its last 10-step mean is below it. */
+export function curveCollapse(steps: readonly number[], values: readonly number[], target: number): CollapseStats & { belowAtEnd: boolean } {
+  const rows = curveStepRows(steps, values);
+  const means = movingMeans(rows.map((r) => r['actor/entropy']));
+  const last = means[means.length - 1];
+  return { ...collapseStats(rows, target), belowAtEnd: Number.isFinite(last) && last < target };
+}
+
+export { COLLAPSE_STEPS, ENTROPY_MEAN_STEPS };
 
 /** An arm's reference data: the preset's block in some reference file (they share a pool: same seeds, same runs). */
 export interface ArmReference {
@@ -40,9 +74,9 @@ export interface ArmReference {
   data: ReferencePreset;
 }
 
-/** The first file among `files` holding `preset` (null when none does). */
-export function armReference(files: readonly ReferenceFile[], preset: string): ArmReference | null {
-  for (const f of files) if (f.presets[preset]) return { file: f.name, preset, data: f.presets[preset] };
+/** The first file among `files` made at `rung` (default tiny) holding `preset` (null when none does): another rung's runs never stand in. */
+export function armReference(files: readonly ReferenceFile[], preset: string, rung = 'tiny'): ArmReference | null {
+  for (const f of files) if (referenceRung(f) === rung && f.presets[preset]) return { file: f.name, preset, data: f.presets[preset] };
   return null;
 }
 
@@ -107,6 +141,18 @@ export function checkClaim(c: Claim, arms: Record<string, ArmReference | null | 
       }
       const ok = c.relation === 'below-target' ? a.mean < t : a.mean > t;
       return ok ? null : `${c.arm}'s mean entropy ${f(a.mean)} is not ${c.relation === 'below-target' ? 'below' : 'above'} the target ${t}`;
+    }
+    case 'collapses':
+    case 'holds-target': {
+      const t = a.ref.data.entropyTarget;
+      if (t === null) return `${a.ref.file}: ${a.ref.preset} has no entropy target`;
+      const curve = a.ref.data.curves[CLAIM_METRICS.entropy];
+      const w = c.window;
+      const idx = [...curve.steps.keys()].filter((i) => w === 'all' || curve.steps[i] <= w.to);
+      const cs = curveCollapse(idx.map((i) => curve.steps[i]), idx.map((i) => curve.mean[i] ?? NaN), t);
+      if (c.relation === 'collapses')
+        return cs.collapsed === 1 ? null : `${c.arm}'s mean entropy does not collapse: its ${ENTROPY_MEAN_STEPS}-step mean is below the target ${t} for at most ${cs.longestBelow} steps (< ${COLLAPSE_STEPS})`;
+      return cs.min10 >= HOLD_FRACTION * t ? null : `${c.arm}'s lowest ${ENTROPY_MEAN_STEPS}-step mean entropy ${f(cs.min10)} is below ${HOLD_FRACTION} × the target ${t}`;
     }
     case 'zero':
     case 'nonzero': {

@@ -6,9 +6,10 @@
 import type { RunData } from '../../io/runfile';
 import type { RunConfig } from '../../rl/config';
 import { baseCheckpointName } from './rungs';
-import { experimentConfig, setupRefPreset, type Experiment, type ExperimentSetup } from './experiments';
+import { experimentConfig, setupRefPreset, setupRung, type Experiment, type ExperimentSetup } from './experiments';
 import type { RunQueue } from './queue';
-import type { ReferenceFile, ReferenceIndexEntry } from './reference';
+import { referenceRung, type ReferenceFile, type ReferenceIndexEntry } from './reference';
+import { COLLAPSE_STEPS, curveCollapse, ENTROPY_MEAN_STEPS, HOLD_FRACTION } from './try-claims';
 
 /** JSON with object keys sorted at every depth: equal configs give equal text. */
 export function canonicalJson(v: unknown): string {
@@ -52,24 +53,24 @@ export function planCardQueue(e: Experiment, runs: Record<string, RunData>, orde
   return { reference: cardQueueName(e), steps: null, items, status: items.some((x) => x.status === 'pending') ? 'running' : 'done', message: null };
 }
 
-/** The index entries whose files hold each arm's reference preset; null when some arm has none (no reference overlay then). */
+/** The index entries whose files hold each arm's reference preset at the arm's rung; null when some arm has none (no reference overlay then). */
 export function cardReferenceEntries(e: Experiment, entries: readonly ReferenceIndexEntry[], keys?: readonly string[]): ReferenceIndexEntry[] | null {
   const out: ReferenceIndexEntry[] = [];
   for (const s of cardArms(e, keys)) {
     const p = setupRefPreset(s);
-    const entry = p ? entries.find((x) => x.presets.includes(p)) : undefined;
+    const entry = p ? entries.find((x) => referenceRung(x) === setupRung(s) && x.presets.includes(p)) : undefined;
     if (!entry) return null;
     if (!out.includes(entry)) out.push(entry);
   }
   return out;
 }
 
-/** One reference file holding just the card's arms (keyed by arm label), built from the files that hold them. */
+/** One reference file holding just the card's arms (keyed by arm label), built from the files that hold them at each arm's rung. */
 export function cardReferenceFile(e: Experiment, files: readonly ReferenceFile[], keys?: readonly string[]): ReferenceFile | null {
   const presets: ReferenceFile['presets'] = {};
   for (const s of cardArms(e, keys)) {
     const p = setupRefPreset(s);
-    const f = p ? files.find((x) => x.presets[p]) : undefined;
+    const f = p ? files.find((x) => referenceRung(x) === setupRung(s) && x.presets[p]) : undefined;
     if (!p || !f) return null;
     presets[s.label] = f.presets[p];
   }
@@ -88,15 +89,40 @@ export interface ArmSeries {
 const short = (label: string) => label.split(':')[0].trim();
 const num = (x: number) => x.toFixed(3);
 
+/** The mean of a series over its last 20% of points (NaN points skipped). */
+export function endMean(values: readonly number[]): number {
+  const v = values.slice(Math.floor(values.length * 0.8)).filter(Number.isFinite);
+  return v.reduce((x, y) => x + y, 0) / v.length;
+}
+
+/**
+ * Each arm against the sweep's collapse rule (its 10-step mean below the target for at least
+ * COLLAPSE_STEPS steps, src/sweep/run-metrics.ts): the step it fell through the target, or that it held.
+ */
+export function collapseClauses(usable: readonly ArmSeries[], target: number): string {
+  const held = `at or above ${HOLD_FRACTION}× the target`;
+  const clauses = usable.map((a) => {
+    const c = curveCollapse(a.steps, a.values, target);
+    const x = short(a.label);
+    if (c.collapsed === 1) return `${x}'s entropy fell through the target ${target} at step ${c.collapseStep} and stayed below it${c.belowAtEnd ? '' : ` for at least ${COLLAPSE_STEPS} steps`}`;
+    if (!Number.isFinite(c.min10)) return `${x} has fewer than ${ENTROPY_MEAN_STEPS} steps`;
+    if (c.min10 >= HOLD_FRACTION * target) return `${x}'s ${ENTROPY_MEAN_STEPS}-step mean held ${held}`;
+    return `${x}'s ${ENTROPY_MEAN_STEPS}-step mean dipped to ${num(c.min10)}, below ${HOLD_FRACTION}× the target, but not for ${COLLAPSE_STEPS} steps`;
+  });
+  return `${clauses.join('; ')}.`;
+}
+
 /**
  * The overlaid arms compared in one line, from their data: which arm's entropy fell below the
- * target and at what step, and each arm's mean over its last 20% of steps.
+ * target and at what step (`collapse`: which collapsed by the sweep's rule and at what step, and
+ * which held), and each arm's mean over its last 20% of steps.
  */
-export function compareArms(arms: readonly ArmSeries[], target: number | null): string {
+export function compareArms(arms: readonly ArmSeries[], target: number | null, o: { collapse?: boolean } = {}): string {
   const usable = arms.filter((a) => a.values.some(Number.isFinite));
   if (usable.length < 2) return '';
   const parts: string[] = [];
-  if (target !== null) {
+  if (target !== null && o.collapse) parts.push(collapseClauses(usable, target));
+  else if (target !== null) {
     const fell = usable.map((a) => ({ a, i: a.values.findIndex((v) => Number.isFinite(v) && v < target) }));
     const did = fell.filter((x) => x.i >= 0);
     const never = fell.filter((x) => x.i < 0).map((x) => `${short(x.a.label)}'s`);
@@ -106,10 +132,7 @@ export function compareArms(arms: readonly ArmSeries[], target: number | null): 
         `${did.map((x) => `${short(x.a.label)}'s entropy fell below the target ${target} at step ${x.a.steps[x.i]}`).join('; ')}${never.length ? `; ${never.join(' and ')} never did` : ''}.`,
       );
   }
-  const ends = usable.map((a) => {
-    const v = a.values.slice(Math.floor(a.values.length * 0.8)).filter(Number.isFinite);
-    return `${short(a.label)} ${num(v.reduce((x, y) => x + y, 0) / v.length)}`;
-  });
+  const ends = usable.map((a) => `${short(a.label)} ${num(endMean(a.values))}`);
   parts.push(`Mean entropy over the last 20% of steps: ${ends.join(', ')} nats.`);
   return parts.join(' ');
 }

@@ -41,6 +41,15 @@ describe('the collapse fixture', () => {
     expect(smallEntry).toMatchObject({ name: 'entropy-control-small', file: 'entropy-control-small.json', rung: 'small', presets: ['magic', 'entropy-off'] });
     expect(fixture.rung).toBe('small');
   });
+
+  it('a bad or mismatched rung is one error naming the field and file', () => {
+    const bad = JSON.parse(fixtureText('index.json'));
+    bad.entries[0].rung = 'huge';
+    expect(() => validateReferenceIndex(bad)).toThrow(/reference\/index\.json: entries\[0\]\.rung must be one of tiny, small, medium, got "huge"/);
+    const file = JSON.parse(fixtureText('entropy-control-small.json'));
+    expect(() => validateReferenceFile({ ...file, rung: 3 }, 'entropy-control-small.json')).toThrow(/entropy-control-small\.json: rung must be one of/);
+    expect(() => validateReferenceFile(file, 'entropy-control-small.json', { ...smallEntry, rung: undefined })).toThrow(/rung is "small" but the index lists this file at rung "tiny"/);
+  });
 });
 
 describe('the collapse card', () => {

@@ -32,6 +32,17 @@ describe('planning', () => {
     expect(q.status).toBe('running');
     expect(nextToStart(q)).toBe(0);
   });
+  it("a reference made at another rung queues each preset at that rung, as its runs were (the collapse fixture: small)", () => {
+    const small = validateReferenceFile(JSON.parse(readFileSync('e2e/fixtures/collapse/entropy-control-small.json', 'utf8')), 'reference/entropy-control-small.json');
+    const q = planQueue(small, presetNames());
+    expect(q.items.length).toBeGreaterThan(0);
+    for (const item of q.items) {
+      expect(queuedRunConfig(item)).toEqual({ ...getPreset(item.preset, 'small'), seed: item.seed });
+      expect(queuedRunConfig(item).model.dModel).toBe(128);
+    }
+    // Tiny references keep queueing the plain preset.
+    expect(planQueue(tiny, presetNames()).items.every((i) => i.config === undefined)).toBe(true);
+  });
   it('refuses a reference with a preset this page lacks', () => {
     expect(() => planQueue(tiny, ['magic-tiny'])).toThrow('tiny-demo: this page has no preset grpo-tiny');
   });

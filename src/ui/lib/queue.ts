@@ -6,9 +6,9 @@
  * Each queued run is the reference's own: same preset, same seed, same number of steps (the
  * reference's `--steps`, or the preset's whole schedule), from the page's base checkpoint.
  */
-import { fixedRunSteps, getPreset, validateRunConfig, type RunConfig } from '../../rl/config';
+import { DEFAULT_RUNG, fixedRunSteps, getPreset, validateRunConfig, type RunConfig } from '../../rl/config';
 import type { RunState } from '../../worker/protocol';
-import type { ReferenceFile } from './reference';
+import { referenceRung, type ReferenceFile } from './reference';
 
 export type QueuedRunStatus = 'pending' | 'running' | 'done' | 'error' | 'cancelled';
 
@@ -49,7 +49,10 @@ export function planQueue(ref: ReferenceFile, knownPresets: readonly string[]): 
   const missing = Object.keys(ref.presets).filter((p) => !knownPresets.includes(p));
   if (missing.length) throw new Error(`${ref.name}: this page has no preset ${missing.join(', ')}`);
   const items: QueuedRun[] = [];
-  for (const [preset, p] of Object.entries(ref.presets)) for (const seed of p.seeds) items.push({ preset, seed, name: queuedRunName(ref.name, preset, seed), runId: null, status: 'pending' });
+  // A reference made at another rung (entropy-control-small) queues its presets at that rung, as its runs were.
+  const rung = referenceRung(ref);
+  const atRung = (preset: string) => (rung === DEFAULT_RUNG ? {} : { config: getPreset(preset, rung) });
+  for (const [preset, p] of Object.entries(ref.presets)) for (const seed of p.seeds) items.push({ preset, seed, name: queuedRunName(ref.name, preset, seed), runId: null, status: 'pending', ...atRung(preset) });
   return { reference: ref.name, steps: ref.schedule.steps, items, status: items.length ? 'running' : 'done', message: null };
 }
 

@@ -15,12 +15,14 @@
  *
  *   npm run build && npm run bench:ui [-- --preset magic --backend wasm --threads 2 --seconds 45 --rounds 2]
  *   flags: --modes built-training,cli (a subset)  --preview-port 4752  --dev-port 5752  --warmup-steps 3
+ *          --profile DIR  (pages: a V8 CPU profile of the window, DIR/<round>-<mode>.cpuprofile, and in the
+ *          JSON the main thread's time by kind, each chart's redraws, and the redraw inside each long task)
  *
  * The page's CPU engine takes every core the browser reports (it has no threads= URL key); the
  * result says how many threads its engine ran on, and warns when that is not --threads.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
@@ -45,6 +47,8 @@ const PREVIEW_PORT = num('preview-port', 4752);
 const DEV_PORT = num('dev-port', 5752);
 const ALL_MODES = ['built-training', 'built-findings', 'dev-training', 'dev-findings', 'cli'];
 const modes = opt('modes', ALL_MODES.join(',')).split(',');
+const profileDir = opt('profile', null);
+if (profileDir) mkdirSync(profileDir, { recursive: true });
 for (const m of modes) if (!ALL_MODES.includes(m)) throw new Error(`--modes: unknown mode "${m}" (known: ${ALL_MODES.join(', ')})`);
 if (modes.some((m) => m.startsWith('built')) && !existsSync('dist/index.html')) throw new Error('dist/index.html: run `npm run build` first');
 
@@ -90,17 +94,19 @@ const browser = await chromium.launch({
 });
 
 /** Waits (≤ 10 min) until `step()` reaches `n`, then counts steps over `seconds`: { steps, window_s }. */
-async function countSteps(step) {
+async function countSteps(step, hooks = {}) {
   const deadline = Date.now() + 600_000;
   while ((await step()) < warmupSteps) {
     if (Date.now() > deadline) throw new Error(`step ${warmupSteps} not reached in 10 minutes`);
     await sleep(100);
   }
+  await hooks.start?.();
   const s0 = await step();
   const t0 = Date.now();
   await sleep(seconds * 1000);
   const s1 = await step();
   const window_s = (Date.now() - t0) / 1000;
+  await hooks.end?.();
   return { steps: s1 - s0, window_s, steps_per_min: ((s1 - s0) * 60) / window_s };
 }
 
@@ -109,8 +115,13 @@ async function pageRun(server, view) {
   try {
     await page.addInitScript(() => {
       window.__longTasks = [];
+      window.__longTaskStarts = [];
+      window.__chartRedraws = [];
       new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+        for (const e of list.getEntries()) {
+          window.__longTasks.push(Math.round(e.duration));
+          window.__longTaskStarts.push({ start: e.startTime, ms: Math.round(e.duration) });
+        }
       }).observe({ type: 'longtask', buffered: true });
     });
     await page.goto(`${origins[server]}/?preset=${encodeURIComponent(preset)}&backend=${encodeURIComponent(backend)}`);
@@ -121,16 +132,86 @@ async function pageRun(server, view) {
     const step = async () => Number(await page.getByTestId('step-counter').textContent());
     // Long tasks from Play to the window's start are setup (the first step, the first draw); not counted.
     let counted = null;
-    const result = await countSteps(async () => {
-      const s = await step();
-      if (counted === null && s >= warmupSteps) counted = await page.evaluate(() => window.__longTasks.splice(0).length);
-      return s;
-    });
+    const prof = profileDir ? await profiler(page) : null;
+    const result = await countSteps(
+      async () => {
+        const s = await step();
+        if (counted === null && s >= warmupSteps) counted = await page.evaluate(() => [window.__longTasks.splice(0).length, window.__longTaskStarts.splice(0), window.__chartRedraws.splice(0)]);
+        return s;
+      },
+      prof ?? {},
+    );
     const longTasks = await page.evaluate(() => window.__longTasks);
-    return { ...result, long_tasks_ms: longTasks, page_threads: engineThreads, status: await page.getByTestId('status-message').textContent().catch(() => null) };
+    const profile = prof ? await prof.report(`${server}-${view}`) : undefined;
+    return { ...result, long_tasks_ms: longTasks, page_threads: engineThreads, status: await page.getByTestId('status-message').textContent().catch(() => null), ...(profile ? { profile } : {}) };
   } finally {
     await page.close();
   }
+}
+
+/**
+ * --profile: over the window, a V8 CPU profile (1 ms samples) and CDP's main-thread metrics; at the end,
+ * the time by kind (script, style, layout, the rest of the tasks), self time of "(program)" (the browser's
+ * own work: style, layout, paint), "(garbage collector)" and the top functions, the redraws of each chart
+ * (lib/stagger.ts recordRedraw: ms from its render to the end of its task) and, for each long task, the
+ * redraws that ran inside it.
+ */
+let profileCount = 0;
+async function profiler(page) {
+  const cdp = await page.context().newCDPSession(page);
+  let m0 = null;
+  let t0 = 0;
+  const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  return {
+    async start() {
+      await cdp.send('Performance.enable');
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+      await page.evaluate(() => {
+        window.__longTaskStarts.length = 0;
+        window.__chartRedraws.length = 0;
+      });
+      await cdp.send('Profiler.start');
+      m0 = await metrics();
+      t0 = Date.now();
+    },
+    async end() {
+      const m1 = await metrics();
+      const wall = (Date.now() - t0) / 1000;
+      const { profile } = await cdp.send('Profiler.stop');
+      this.data = { m0, m1, wall, profile, redraws: await page.evaluate(() => window.__chartRedraws.slice()), longTasks: await page.evaluate(() => window.__longTaskStarts.slice()) };
+    },
+    async report(name) {
+      const { m0, m1, wall, profile, redraws, longTasks } = this.data;
+      writeFileSync(join(profileDir, `${++profileCount}-${name}.cpuprofile`), JSON.stringify(profile));
+      const d = (k) => +((m1[k] - m0[k]) * 1000).toFixed(0);
+      const self = new Map();
+      const dt = new Map();
+      profile.samples.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+      for (const n of profile.nodes) {
+        const f = n.callFrame;
+        const key = f.url ? `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}` : f.functionName;
+        self.set(key, (self.get(key) ?? 0) + (dt.get(n.id) ?? 0));
+      }
+      const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, ms]) => [k, +ms.toFixed(0)]);
+      const byChart = {};
+      for (const r of redraws) {
+        const c = (byChart[r.label || '(unlabelled)'] ??= { redraws: 0, ms: 0, max_ms: 0 });
+        c.redraws++;
+        c.ms += r.ms;
+        c.max_ms = Math.max(c.max_ms, r.ms);
+      }
+      for (const c of Object.values(byChart)) (c.ms = +c.ms.toFixed(0)), (c.max_ms = +c.max_ms.toFixed(0));
+      const inside = longTasks.map((t) => ({ ms: t.ms, redraws: redraws.filter((r) => r.start < t.start + t.ms && r.start + r.ms > t.start).map((r) => `${r.label} ${r.ms.toFixed(0)}`) }));
+      return {
+        window_s: +wall.toFixed(1),
+        main_thread_ms: { task: d('TaskDuration'), script: d('ScriptDuration'), style: d('RecalcStyleDuration'), layout: d('LayoutDuration') },
+        self_ms_top: top,
+        redraws_by_chart: byChart,
+        long_tasks: inside,
+      };
+    },
+  };
 }
 
 async function cliRun() {

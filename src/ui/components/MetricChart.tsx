@@ -161,7 +161,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   // The interval grows with what a redraw costs here (lib/stagger.ts: ~1 s built, more on the dev server).
   const interval = useRef(REDRAW_MS);
   const drawn = useStaggered(latest, interval.current, undefined, onScreen);
-  interval.current = useRedrawInterval(drawn, REDRAW_MS);
+  interval.current = useRedrawInterval(drawn, REDRAW_MS, `chart-${spec.id}`);
   const { rows, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = drawn;
   // What the chart holds, drawn or (off screen) waiting to be: its data-* attributes say this.
   const held = onScreen ? drawn : latest;

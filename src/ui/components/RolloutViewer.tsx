@@ -46,7 +46,7 @@ export function RolloutViewer() {
   const onScreen = useOnScreen(panel);
   const interval = useRef(ROLLOUT_REDRAW_MS);
   const history = useStaggered(latest, interval.current, undefined, rolloutsDrawn(onScreen, training));
-  interval.current = useRedrawInterval(history, ROLLOUT_REDRAW_MS);
+  interval.current = useRedrawInterval(history, ROLLOUT_REDRAW_MS, 'rollouts');
   return <Inspector history={history} panel={panel} />;
 }
 

@@ -205,7 +205,7 @@ export function nextCost(prev: number, measuredMs: number): number {
  * The interval for a component whose drawn value is `drawn`: times each redraw from the render
  * that starts it to the end of the task that commits it (recharts' own store updates run there).
  */
-export function useRedrawInterval(drawn: unknown, minMs: number): number {
+export function useRedrawInterval(drawn: unknown, minMs: number, label = ''): number {
   const cost = useRef(0);
   const started = useRef<number | null>(null);
   const last = useRef(drawn);
@@ -215,10 +215,27 @@ export function useRedrawInterval(drawn: unknown, minMs: number): number {
     const t0 = started.current;
     if (t0 === null) return;
     const end = setTimeout(() => {
-      cost.current = nextCost(cost.current, performance.now() - t0);
+      const ms = performance.now() - t0;
+      cost.current = nextCost(cost.current, ms);
       started.current = null;
+      recordRedraw(label, t0, ms);
     }, 0);
     return () => clearTimeout(end);
   }, [drawn]);
   return redrawInterval(minMs, cost.current);
+}
+
+/** One measured redraw: who, when it started (performance.now()), how long to the end of its task. */
+export interface RedrawRecord {
+  label: string;
+  start: number;
+  ms: number;
+}
+/**
+ * Appends a redraw to `globalThis.__chartRedraws` when a profiler made that array (scripts/bench-ui.mjs
+ * does, to attribute main-thread time and long tasks to charts); otherwise nothing is kept.
+ */
+export function recordRedraw(label: string, start: number, ms: number): void {
+  const sink = (globalThis as { __chartRedraws?: RedrawRecord[] }).__chartRedraws;
+  if (Array.isArray(sink)) sink.push({ label, start, ms });
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { COST_SHARE, createStaggerQueue, MAX_REDRAW_MS, nextCost, redrawInterval, redrawWait, rolloutsDrawn } from '../../src/ui/lib/stagger';
+import { BUDGET_SHARE, COST_SHARE, createRedrawBudget, createStaggerQueue, MAX_REDRAW_MS, nextCost, recordRedraw, redrawInterval, redrawWait, rolloutsDrawn } from '../../src/ui/lib/stagger';
 
 const PUMP = 12;
 /** "Idle" = the next macrotask, as in a browser without requestIdleCallback (a nested 0 ms timer fires 1 ms later under fake timers). */
@@ -123,5 +123,48 @@ describe('rolloutsDrawn (the rollout viewer holds batches off screen while train
   it('held off screen: no wait is given (redrawWait null), and a stopped run is drawn after its interval', () => {
     expect(redrawWait(1000, 900, 1000, rolloutsDrawn(false, true))).toBeNull();
     expect(redrawWait(1000, 900, 1000, rolloutsDrawn(false, false))).toBe(900);
+  });
+});
+
+describe('createRedrawBudget (the charts in view share one redraw budget)', () => {
+  it('gives every chart the sum of the costs in view × share, between the minimum and the ceiling', () => {
+    const b = createRedrawBudget();
+    const [a, c, d] = [{}, {}, {}];
+    expect(b.interval(1000)).toBe(1000);
+    b.set(a, 20);
+    expect(b.interval(1000)).toBe(1000);
+    b.set(c, 40);
+    b.set(d, 10);
+    expect(b.total()).toBe(70);
+    expect(b.interval(1000)).toBe(70 * BUDGET_SHARE);
+    b.set(a, 30); // a new smoothed cost replaces the old
+    expect(b.total()).toBe(80);
+    b.set(c, 400);
+    expect(b.interval(1000)).toBe(MAX_REDRAW_MS);
+  });
+  it('a chart off screen or gone leaves the sum', () => {
+    const b = createRedrawBudget(10, 9000);
+    const [a, c] = [{}, {}];
+    b.set(a, 100);
+    b.set(c, 200);
+    expect(b.interval(500)).toBe(3000);
+    b.set(c, null);
+    expect(b.interval(500)).toBe(1000);
+    b.set(a, null);
+    expect(b.total()).toBe(0);
+    expect(b.interval(500)).toBe(500);
+  });
+});
+
+describe('recordRedraw (for bench:ui --profile)', () => {
+  it('appends to globalThis.__chartRedraws only when a profiler made it', () => {
+    const g = globalThis as { __chartRedraws?: unknown[] };
+    delete g.__chartRedraws;
+    recordRedraw('chart-entropy', 1, 2);
+    expect(g.__chartRedraws).toBeUndefined();
+    g.__chartRedraws = [];
+    recordRedraw('chart-entropy', 1, 2);
+    expect(g.__chartRedraws).toEqual([{ label: 'chart-entropy', start: 1, ms: 2 }]);
+    delete g.__chartRedraws;
   });
 });

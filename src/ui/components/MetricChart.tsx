@@ -1,4 +1,4 @@
-import { memo, useMemo, useRef, type ReactNode } from 'react';
+import { memo, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { buildRows, columnKey, drawnSeries, onlyZeros, type ChartSpec, type RewardFamily } from '../lib/chartdata';
 import { composeChartSvg, type PngLegendEntry } from '../lib/chartpng';
@@ -10,7 +10,7 @@ import type { RunData } from '../../io/runfile';
 import { fitDomain } from '../lib/findingview';
 import { useLab } from '../store';
 import { useOnScreen } from '../lib/onscreen';
-import { useRedrawInterval, useStaggered } from '../lib/stagger';
+import { chartBudget, useRedrawInterval, useStaggered } from '../lib/stagger';
 import { compactTooltip, EVENT_COLOURS, EventLabels } from './ChartParts';
 import { useChartHover } from './useChartHover';
 
@@ -129,6 +129,9 @@ const TARGET_LABEL = { position: 'insideBottomRight' as const, content: targetLa
  */
 const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
 const NONE: never[] = [];
+/** Points per series before the chart is measured (and where it cannot be), and the least after. */
+const DEFAULT_MAX_POINTS = 600;
+const MIN_MAX_POINTS = 100;
 /** A chart's height (px) in projector view (style.css .projector .chart-box matches it). */
 const PROJECTOR_HEIGHT = 260;
 
@@ -137,10 +140,17 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   // view=projector: a taller chart and wider axes for the larger tick text (style.css .projector).
   const projector = useLab((s) => s.projector);
   const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NONE), [spec, reference]);
+  // About one point per horizontal pixel of the chart, min/max per bucket (lib/downsample.ts): measured once, at mount.
+  const figure = useRef<HTMLElement>(null);
+  const [maxPoints, setMaxPoints] = useState(DEFAULT_MAX_POINTS);
+  useLayoutEffect(() => {
+    const w = figure.current?.clientWidth;
+    if (w) setMaxPoints(Math.max(MIN_MAX_POINTS, Math.round(w)));
+  }, []);
   const latest = useMemo(() => {
     // Held-out series are keyed per run (its own eval k and temperatures).
     // With many runs, each draws only its main series (drawnSeries).
-    const live = buildRows(runsIn, (run) => drawnSeries(spec, run, runsIn.length, family), smoothing, { log: logIn });
+    const live = buildRows(runsIn, (run) => drawnSeries(spec, run, runsIn.length, family), smoothing, { log: logIn, maxPoints });
     return {
       rows: mergeReferenceRows(live, refIn, { log: logIn, seeds: referenceSeeds }),
       livePoints: live.length,
@@ -153,15 +163,14 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       refSeeds: referenceSeeds,
       refLegend: referenceLegends(refIn, reference),
     };
-  }, [runsIn, spec, smoothing, logIn, boundariesIn, eventsIn, targetIn, refIn, referenceSeeds, reference, family],
+  }, [runsIn, spec, smoothing, logIn, boundariesIn, eventsIn, targetIn, refIn, referenceSeeds, reference, family, maxPoints],
   );
   // Off screen, a chart holds its redraws (nobody sees them) and draws once it is back in view.
-  const figure = useRef<HTMLElement>(null);
   const onScreen = useOnScreen(figure);
-  // The interval grows with what a redraw costs here (lib/stagger.ts: ~1 s built, more on the dev server).
+  // The interval grows with what the charts in view cost to redraw together (lib/stagger.ts chartBudget).
   const interval = useRef(REDRAW_MS);
   const drawn = useStaggered(latest, interval.current, undefined, onScreen);
-  interval.current = useRedrawInterval(drawn, REDRAW_MS, `chart-${spec.id}`);
+  interval.current = useRedrawInterval(drawn, REDRAW_MS, `chart-${spec.id}`, chartBudget, onScreen);
   const { rows, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = drawn;
   // What the chart holds, drawn or (off screen) waiting to be: its data-* attributes say this.
   const held = onScreen ? drawn : latest;

@@ -6,7 +6,8 @@
 import type { RunConfig } from '../../rl/config';
 import { evalKey, STEP_METRIC_KEY_LIST } from '../../rl/metrics';
 import type { RunData } from '../../io/runfile';
-import { downsample, emaSmooth } from './smoothing';
+import { downsampleMinMax } from './downsample';
+import { emaSmooth } from './smoothing';
 import { TIMING_SERIES } from './timing';
 
 /** Run ids to draw: the active run first, then the overlay selection (existing runs only, no duplicates). */
@@ -201,7 +202,7 @@ export function drawnSeries(spec: ChartSpec, run: RunData | null, runCount: numb
 /**
  * One row per step present in any drawn run; each (run, series) column EMA-smoothed over that
  * run's own points (eval series are not smoothed: they are sparse; nor are step-exact ones). `seriesIn`: the series of
- * every run, or of each run (seriesForRun). Non-positive values are dropped when `log` (a log axis cannot show them). At most `maxPoints` rows.
+ * every run, or of each run (seriesForRun). Non-positive values are dropped when `log` (a log axis cannot show them). At most ~`maxPoints` points per series, min/max per bucket (lib/downsample.ts).
  */
 export function buildRows(runs: readonly RunData[], seriesIn: readonly SeriesSpec[] | ((run: RunData, slot: number) => readonly SeriesSpec[]), smoothing: number, opts: { log?: boolean; maxPoints?: number } = {}): ChartRow[] {
   const byStep = new Map<number, ChartRow>();
@@ -225,7 +226,8 @@ export function buildRows(runs: readonly RunData[], seriesIn: readonly SeriesSpe
     }
   });
   const rows = [...byStep.values()].sort((a, b) => a.step - b.step);
-  return downsample(rows, opts.maxPoints ?? 600);
+  // Min/max per bucket: ~maxPoints per series, spikes kept (lib/downsample.ts); the rows are new here.
+  return downsampleMinMax(rows, opts.maxPoints ?? 600) as ChartRow[];
 }
 
 /** Steps at which a new stage began (the first step whose `stage` differs from the previous one). */

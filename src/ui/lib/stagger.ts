@@ -9,7 +9,7 @@
  * its next GPU step when the GPU is emulated on the CPU (see lab.worker.ts), so the page draws
  * while the CPU is free rather than competing with the GPU emulation for it.
  */
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 const PUMP_MS = 12;
 
@@ -202,15 +202,61 @@ export function nextCost(prev: number, measuredMs: number): number {
 }
 
 /**
- * The interval for a component whose drawn value is `drawn`: times each redraw from the render
- * that starts it to the end of the task that commits it (recharts' own store updates run there).
+ * The charts' shared redraw budget: the charts on screen together spend at most 1/share of the main
+ * thread's time on their redraws. Each chart's interval is the sum of their smoothed costs × share
+ * (between minMs and maxMs), so with N charts in view each redraws N times less often than alone,
+ * and charts off screen (they do not draw) leave the sum.
  */
-export function useRedrawInterval(drawn: unknown, minMs: number, label = ''): number {
+export const BUDGET_SHARE = 20;
+export interface RedrawBudget {
+  /** A component's smoothed redraw cost (ms), or null: off screen or gone, not in the sum. */
+  set(id: object, costMs: number | null): void;
+  /** The sum of the costs in it. */
+  total(): number;
+  interval(minMs: number): number;
+}
+export function createRedrawBudget(share = BUDGET_SHARE, maxMs = MAX_REDRAW_MS): RedrawBudget {
+  const costs = new Map<object, number>();
+  const total = () => {
+    let t = 0;
+    for (const c of costs.values()) t += c;
+    return t;
+  };
+  return {
+    set(id, costMs) {
+      if (costMs === null) costs.delete(id);
+      else costs.set(id, costMs);
+    },
+    total,
+    interval: (minMs) => Math.min(maxMs, Math.max(minMs, total() * share)),
+  };
+}
+/** The one budget every MetricChart draws under. */
+export const chartBudget = createRedrawBudget();
+
+/**
+ * The interval for a component whose drawn value is `drawn`: times each redraw from the render
+ * that starts it to the end of the task that runs its passive effects (recharts' store updates).
+ * With a `budget`, the component's cost joins it while `visible`, and the interval is the longer of
+ * its own and the budget's.
+ */
+export function useRedrawInterval(drawn: unknown, minMs: number, label = '', budget?: RedrawBudget, visible = true): number {
+  const id = useRef({}).current;
+  const shown = useRef(visible);
+  shown.current = visible;
+  useEffect(() => {
+    if (!budget) return;
+    budget.set(id, visible && cost.current > 0 ? cost.current : null);
+    return () => budget.set(id, null);
+  }, [budget, visible, id]);
   const cost = useRef(0);
   const started = useRef<number | null>(null);
   const last = useRef(drawn);
   if (!Object.is(last.current, drawn) && started.current === null) started.current = performance.now();
-  useLayoutEffect(() => {
+  // Timed to the end of the task after the passive effects: recharts registers its parts and
+  // updates its store in passive effects, and re-renders every part from there; ending at the
+  // layout effect (as before) saw ~0.5 s of the charts' ~9 s of main-thread time in 30 s (BENCHMARKS.md).
+  useEffect(() => {
     last.current = drawn;
     const t0 = started.current;
     if (t0 === null) return;
@@ -218,11 +264,13 @@ export function useRedrawInterval(drawn: unknown, minMs: number, label = ''): nu
       const ms = performance.now() - t0;
       cost.current = nextCost(cost.current, ms);
       started.current = null;
+      if (shown.current) budget?.set(id, cost.current);
       recordRedraw(label, t0, ms);
     }, 0);
     return () => clearTimeout(end);
   }, [drawn]);
-  return redrawInterval(minMs, cost.current);
+  const own = redrawInterval(minMs, cost.current);
+  return budget ? Math.max(own, budget.interval(minMs)) : own;
 }
 
 /** One measured redraw: who, when it started (performance.now()), how long to the end of its task. */

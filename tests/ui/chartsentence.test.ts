@@ -62,4 +62,20 @@ describe('step-exact series', () => {
     const e = plotted(r, 'entropy', 'actor/entropy');
     expect(e(10)).toBeGreaterThan(0.09);
   });
+
+  it('a long run downsampled to ~1 point per pixel still plots the event step with the α its sentence reads', () => {
+    // 2000 steps, α off until step 1234: min/max downsampling (lib/downsample.ts) keeps the step where α jumps.
+    const long = Array.from({ length: 2000 }, (_, i) => {
+      const s = i + 1;
+      return s < 1234 ? rec(s, { 'actor/entropy_coeff': 0.8 }) : rec(s, { 'actor/entropy': 0.09, 'actor/entropy_coeff': 0.795, 'actor/entropy_coeff_realized': 0.795 });
+    });
+    const lr = run(long);
+    const on = runEvents(lr).find((e) => e.kind === 'controller-on')!;
+    expect(on.step).toBe(1234);
+    const spec = chartSpecs(lr.config).find((c) => c.id === 'entropy-coeff')!;
+    const rows = buildRows([lr], seriesForRun(spec, lr), SMOOTHING, { maxPoints: 300 });
+    expect(rows.length).toBeLessThan(400);
+    const at = rows.find((x) => x.step === on.step);
+    expect(at?.[columnKey(0, 'actor/entropy_coeff_realized')]).toBe(Number(/α = c = ([\d.]*\d)/.exec(on.detail)![1]));
+  });
 });

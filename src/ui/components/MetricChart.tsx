@@ -170,7 +170,11 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   // The interval grows with what the charts in view cost to redraw together (lib/stagger.ts chartBudget).
   const interval = useRef(REDRAW_MS);
   const drawn = useStaggered(latest, interval.current, undefined, onScreen);
-  interval.current = useRedrawInterval(drawn, REDRAW_MS, `chart-${spec.id}`, chartBudget, onScreen);
+  const budgeted = useRedrawInterval(drawn, REDRAW_MS, `chart-${spec.id}`, chartBudget, onScreen);
+  // The budget holds while a run trains; otherwise (a run just stopped, its last evaluation, an
+  // import, an overlay) updates are rare and a chart draws within REDRAW_MS, as before.
+  const training = useLab((s) => s.runState === 'running' || s.runState === 'starting');
+  interval.current = training ? budgeted : REDRAW_MS;
   const { rows, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = drawn;
   // What the chart holds, drawn or (off screen) waiting to be: its data-* attributes say this.
   const held = onScreen ? drawn : latest;

@@ -13,7 +13,8 @@ function scaleFor(mode: TokenColour, group: InspectedGroup, cfg: RunConfig): Col
   const V = cfg.model.vocabSize;
   switch (mode) {
     case 'entropy':
-      return entropyScale(V);
+      // Fitted to the shown group's tokens, not to ln V, which they sit far below.
+      return entropyScale(V, group.samples.flatMap((s) => s.entropy));
     case 'logp':
       return probabilityScale(V);
     case 'ratio': {

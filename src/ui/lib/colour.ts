@@ -85,16 +85,46 @@ export interface ColourScale {
 
 const fmt = (x: number, digits = 2) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(digits).replace(/\.?0+$/, '') || '0');
 
-/** Entropy H_t in nats, 0 (certain) … ln V (uniform over the vocabulary). */
-export function entropyScale(vocabSize: number): ColourScale {
-  const max = Math.log(vocabSize);
+/** The least top an entropy scale fitted to shown values gets: a near-certain group is not stretched over a few hundredths of a nat. */
+export const ENTROPY_TOP_FLOOR = 0.2;
+
+/** q-quantile (0…1, nearest rank) of the finite values; 0 when there are none. */
+export function quantile(values: Iterable<number>, q: number): number {
+  const xs = [...values].filter(Number.isFinite).sort((a, b) => a - b);
+  if (!xs.length) return 0;
+  return xs[Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1))];
+}
+
+/**
+ * The entropy scale's top: the smallest "nice" value ≥ the 99th percentile of the shown tokens'
+ * entropies (at least ENTROPY_TOP_FLOOR), never above ln V. Tokens sit far below ln V once a
+ * model has learned (< 0.8 nats against ln 24 = 3.18), so a scale to ln V leaves them all pale.
+ */
+export function entropyTop(vocabSize: number, shown: Iterable<number>): number {
+  const lnV = Math.log(vocabSize);
+  const need = Math.max(ENTROPY_TOP_FLOOR, quantile(shown, 0.99));
+  const nice = [0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.2, 1.5, 2, 2.5, 3, 4, 5];
+  return Math.min(lnV, nice.find((n) => n >= need - 1e-12) ?? lnV);
+}
+
+/**
+ * Entropy H_t in nats, 0 (certain) … top: ln V (uniform over the vocabulary) without `shown`,
+ * else fitted to the shown tokens' entropies (entropyTop); values above the top get its colour.
+ */
+export function entropyScale(vocabSize: number, shown?: Iterable<number>): ColourScale {
+  const lnV = Math.log(vocabSize);
+  const max = shown ? entropyTop(vocabSize, shown) : lnV;
+  const full = max >= lnV - 1e-12;
+  const top = full ? `${fmt(lnV)} = ln ${vocabSize}` : `${fmt(max)}+`;
   return {
     title: 'entropy H_t of the next-token distribution',
     unit: 'nats',
     colour: (h) => (Number.isFinite(h) ? interpolate(PURPLES, h / max) : null),
     bar: PURPLES,
-    ticks: [0, 0.25, 0.5, 0.75, 1].map((at) => ({ at, label: at === 1 ? `${fmt(max)} = ln ${vocabSize}` : fmt(at * max) })),
-    note: `dark = uncertain (the uniform distribution over ${vocabSize} tokens has ln ${vocabSize} nats)`,
+    ticks: [0, 0.25, 0.5, 0.75, 1].map((at) => ({ at, label: at === 1 ? top : fmt(at * max) })),
+    note: full
+      ? `dark = uncertain (the uniform distribution over ${vocabSize} tokens has ln ${vocabSize} nats)`
+      : `dark = uncertain; the scale runs 0 … ${fmt(max)} nats to fit these tokens, darkest at ${fmt(max)} or more (ln ${vocabSize} = ${fmt(lnV)} is the uniform distribution)`,
   };
 }
 

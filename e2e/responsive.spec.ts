@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { openLab } from './helpers';
 
 /**
@@ -41,6 +41,48 @@ for (const [name, width, height] of [
     await expect(page.getByTestId('step-counter')).toHaveText('1', { timeout: 60_000 });
     await page.getByTestId('chart-entropy').scrollIntoViewIfNeeded();
     await expect(page.getByTestId('chart-entropy')).toBeInViewport();
+  });
+}
+
+/**
+ * Every visible select whose shown option is cut by its box ("after ste" in the tablet stage
+ * editor): a hidden copy of it holding just that option, at its natural width in the same place
+ * (same font and padding, the arrow included), is wider than the select.
+ */
+const clippedSelects = (page: Page) =>
+  page.evaluate(() => {
+    const out: string[] = [];
+    for (const el of document.querySelectorAll('select')) {
+      if (!el.checkVisibility({ visibilityProperty: true })) continue;
+      const text = el.selectedOptions[0]?.text ?? '';
+      const probe = document.createElement('select');
+      probe.className = el.className;
+      probe.add(new Option(text));
+      probe.style.cssText = 'position: absolute; visibility: hidden; width: auto; min-width: 0; max-width: none; flex: none;';
+      el.parentElement!.appendChild(probe);
+      const need = probe.getBoundingClientRect().width;
+      probe.remove();
+      const have = el.getBoundingClientRect().width;
+      if (need > have + 0.5) out.push(`${el.dataset.testid ?? el.getAttribute('aria-label') ?? el.name} "${text}": ${have.toFixed(0)} px of ${need.toFixed(0)}`);
+    }
+    return out;
+  });
+
+for (const [name, width, height] of [
+  ['phone', 390, 844],
+  ['tablet', 820, 1180],
+  ['laptop', 1440, 1000],
+] as const) {
+  test(`${name} ${width}×${height}: no select's text is cut by its box (the stage editor's "ends" included)`, async ({ page }) => {
+    await page.setViewportSize({ width, height });
+    // Two stages, one ending on a plateau, so both "ends" choices are shown.
+    const stages = encodeURIComponent(JSON.stringify([{ maxResponseLength: 16, steps: 10 }, { maxResponseLength: 24, convergence: { window: 5, minImprovement: 0.01, maxSteps: 50 } }]));
+    await openLab(page, `/?preset=magic-tiny&stages=${stages}`);
+    // The configuration is collapsed on a phone: open it, so its selects are measured too.
+    const config = page.getByTestId('config-panel');
+    if ((await config.evaluate((e) => e.tagName)) === 'DETAILS' && (await config.getAttribute('open')) === null) await config.locator('summary').first().click();
+    await expect(page.getByTestId('stage-1-mode')).toHaveValue('convergence');
+    expect(await clippedSelects(page), 'selects whose shown option is cut').toEqual([]);
   });
 }
 

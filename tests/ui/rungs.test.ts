@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_CONFIG, getPreset, modelParameterCount, validateRunConfig } from '../../src/rl/config';
 import { rungControl } from '../../src/ui/controller/rungs';
 import { syncUrl } from '../../src/ui/controller/url-sync';
-import { baseCheckpointUrl, describeEstimate, formatParams, presetAtRung, rungFitError, rungRows, stepEstimateKey } from '../../src/ui/lib/rungs';
+import { baseCheckpointUrl, describeEstimate, formatParams, presetAtRung, rungFitError, rungRows, stepEstimateKey, twinNote } from '../../src/ui/lib/rungs';
 import { setupFromUrl, urlSearchFor } from '../../src/ui/lib/url';
 import { createLabStore } from '../../src/ui/store';
 import type { EngineSummary, ToWorker } from '../../src/worker/protocol';
@@ -105,6 +105,24 @@ describe("the selector's figures", () => {
     // The -tiny twins are read at their full-size preset off the tiny rung.
     expect(rungRows('magic-tiny', engine(), host)[1].params).toBe(rows[1].params);
     expect(presetAtRung('grpo-tiny', 'tiny')).toBe('grpo-tiny');
+  });
+
+  it("a row shows the rung's own model; a -tiny test twin is named on the tiny row (issue #23)", () => {
+    const full = rungRows('magic', engine(), host);
+    const twin = rungRows('magic-tiny', engine(), host);
+    // The tiny row reads the tiny rung (~106K), not the 5K test twin the preset trains.
+    expect(twin[0].params).toBe(modelParameterCount(getPreset('magic', 'tiny').model));
+    expect(formatParams(twin[0].params)).toBe(formatParams(full[0].params));
+    expect(twin[0].params).toBeGreaterThan(50_000);
+    expect(twin[0].memoryBytes).toBe(full[0].memoryBytes);
+    const tinyTwin = modelParameterCount(getPreset('magic-tiny').model);
+    expect(tinyTwin).toBeLessThan(20_000);
+    expect(twin[0].twin).toEqual({ preset: 'magic-tiny', params: tinyTwin });
+    expect(twinNote(twin[0].twin!)).toBe(`now: the ${formatParams(tinyTwin)} test twin magic-tiny`);
+    // Off the tiny rung the twin is not trained (the full-size preset is), and a full-size preset has none.
+    expect(twin.slice(1).map((r) => r.twin)).toEqual([null, null]);
+    expect(full.map((r) => r.twin)).toEqual([null, null, null]);
+    expect(rungRows('grpo-tiny', engine(), host)[0].twin?.preset).toBe('grpo-tiny');
   });
 
   it('formats parameter counts and speeds', () => {

@@ -1,12 +1,13 @@
 import { useMemo } from 'react';
 import { formatBytes } from '../../rl/resources';
 import { pickRung } from '../lab';
-import { describeEstimate, formatParams, rungRows, stepEstimateKey } from '../lib/rungs';
+import { describeEstimate, formatParams, rungRows, stepEstimateKey, twinNote } from '../lib/rungs';
 import { isLive, useLab } from '../store';
 
 /**
  * The model ladder beside the preset (src/rl/config/rungs.ts): each rung's parameters, engine
- * memory (the resource estimate the config check uses) and its speed measured on this engine.
+ * memory (the resource estimate the config check uses) and its speed measured on this engine;
+ * a -tiny test-twin preset is named on the tiny row beside the rung's own model.
  * Picking one loads the preset at it; one that does not fit here is marked, and the config check
  * refuses to run it (Play stays off) with the field to lower.
  */
@@ -25,7 +26,8 @@ export function RungPicker() {
       {rows.map((r) => (
         <label key={r.rung} className="rung" data-testid={`rung-${r.rung}`} title={r.summary}>
           <input type="radio" name="rung" value={r.rung} checked={r.rung === rung} onChange={() => pickRung(r.rung)} data-testid={`rung-pick-${r.rung}`} />
-          <b>{r.rung}</b> <span data-testid={`rung-params-${r.rung}`}>{formatParams(r.params)} params</span> · <span>{formatBytes(r.memoryBytes)} memory</span> ·{' '}
+          <b>{r.rung}</b> <span data-testid={`rung-params-${r.rung}`}>{formatParams(r.params)} params</span>
+          {r.twin && <span data-testid={`rung-twin-${r.rung}`}> · {twinNote(r.twin)}</span>} · <span>{formatBytes(r.memoryBytes)} memory</span> ·{' '}
           <span data-testid={`rung-speed-${r.rung}`}>{engine ? describeEstimate(estimates[stepEstimateKey(engine.description, r.rung)]) : 'no engine yet'}</span>
           {r.fitError && <span className="hint"> · does not fit here</span>}
         </label>

@@ -36,20 +36,33 @@ export function rungFitError(cfg: RunConfig, engine: EngineLimits | null | undef
 export interface RungRow {
   rung: RungName;
   summary: string;
+  /** Parameters of the rung's model: the full-size preset at that rung, never a -tiny test twin. */
   params: number;
-  /** Engine memory of a run at this rung (estimateRun's engineBytes: the policy, and π_ref when KL is on). */
+  /** Engine memory of a run of the rung's model (estimateRun's engineBytes: the policy, and π_ref when KL is on). */
   memoryBytes: number;
+  /** Whether what a run here would train (the preset at this rung, a test twin included) fits the engine. */
   fitError: string | null;
+  /** The current preset's -tiny test twin, which a run at this rung trains instead of the rung's model; null otherwise. */
+  twin: { preset: string; params: number } | null;
 }
 
-/** One row per rung for `preset` on `engine` (the CPU engine's figures before one is open). */
+/**
+ * One row per rung for `preset` on `engine` (the CPU engine's figures before one is open). A row
+ * shows the rung's own model; a -tiny preset (a ~5K test twin of the tiny rung) is named on the tiny row.
+ */
 export function rungRows(preset: string, engine: EngineSummary | null, host?: HostLimits): RungRow[] {
+  const full = preset.replace(/-tiny$/, '');
   return RUNG_NAMES.map((rung) => {
-    const cfg = getPreset(presetAtRung(preset, rung), rung);
-    const est = estimateRun(cfg, engine?.backend ?? 'wasm', engine?.threads ?? 1);
-    return { rung, summary: getRung(rung).summary, params: modelParameterCount(cfg.model), memoryBytes: est.engineBytes, fitError: rungFitError(cfg, engine?.limits, host) };
+    const model = getPreset(full, rung);
+    const run = getPreset(presetAtRung(preset, rung), rung);
+    const est = estimateRun(model, engine?.backend ?? 'wasm', engine?.threads ?? 1);
+    const twin = presetAtRung(preset, rung) === full ? null : { preset, params: modelParameterCount(run.model) };
+    return { rung, summary: getRung(rung).summary, params: modelParameterCount(model.model), memoryBytes: est.engineBytes, fitError: rungFitError(run, engine?.limits, host), twin };
   });
 }
+
+/** The tiny row's note when the preset is a test twin: "now: the 5K test twin magic-tiny". */
+export const twinNote = (twin: { preset: string; params: number }) => `now: the ${formatParams(twin.params)} test twin ${twin.preset}`;
 
 /** Measured speeds are kept per engine and rung for the page's session. */
 export const stepEstimateKey = (engine: string, rung: RungName) => `${engine}|${rung}`;

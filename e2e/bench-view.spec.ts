@@ -1,6 +1,7 @@
 /**
  * The Benchmark view (issue #25 item 4): opened by its tab or view=bench, it runs `magic-lab bench`'s
- * measurement on the page's engine (here SwiftShader WebGPU in headless Chromium, and the CPU engine),
+ * measurement on the page's engine (here SwiftShader WebGPU in headless Chromium, and the CPU engine)
+ * of the rung the page is on (named in the table and the JSON),
  * shows progress, then a table of positive finite figures, and its JSON download holds the same numbers.
  */
 import { readFileSync } from 'node:fs';
@@ -27,6 +28,11 @@ async function runAndCheck(page: Page) {
   expect(d.suggestedFilename()).toMatch(/^magic-lab-bench-(webgpu|wasm)-.*\.json$/);
   const json = checkBenchExport(JSON.parse(readFileSync(await d.path(), 'utf8')));
   for (const r of shown) expect(valueAt(json, r.path), r.path).toBe(r.value);
+  // It timed the rung the page is on (the tiny rung: the small one is slow on SwiftShader), and says so in the table and the JSON.
+  expect(json.model).toEqual({ name: 'tiny rung', rung: 'tiny', preset: 'magic' });
+  expect(json.config).toMatchObject({ vocab: 24, ctx: 64, dModel: 64, layers: 2, heads: 4 });
+  await expect(page.getByTestId('bench-model')).toHaveText(/^tiny rung \(magic\), 105K parameters$/);
+  await expect(page.getByTestId('bench-model-next')).toHaveText('tiny rung (magic), 105K parameters');
   // One line of what was measured, for the log (BENCHMARKS.md, "In the page").
   console.log(JSON.stringify({ adapter: json.adapter, matmul: json.matmul.gflops, chosen: json.matmul.chosen, train_tokens_per_s: json.train_step.tokens_per_s, sampling_tokens_per_s: json.sampling.tokens_per_s, peak: json.peak?.gflops, efficiency: json.efficiency }));
   return { json, paths: shown.map((r) => r.path) };

@@ -21,6 +21,14 @@ import { trainMatmulShapes } from './policy';
 export const DEFAULT_BENCH = { vocab: 32, ctx: 64, dModel: 64, layers: 2, heads: 4, mlpRatio: 4, batch: 16 };
 export type BenchConfig = typeof DEFAULT_BENCH;
 
+/** Which model a measurement timed, when not the bench model: the page names its rung (and preset). */
+export interface BenchModelName {
+  /** "tiny rung", or "off the rung ladder" for a hand-made shape. */
+  name: string;
+  rung: string | null;
+  preset: string;
+}
+
 export interface BenchResult {
   backend: BackendName;
   /** The adapter, or the CPU engine and its thread count. */
@@ -28,6 +36,8 @@ export interface BenchResult {
   threads: number;
   config: BenchConfig;
   params: number;
+  /** The page's measurement of the rung it is on: which model (absent: the bench model, as `magic-lab bench` times). */
+  model?: BenchModelName;
   /**
    * gflops: the backend's matmul over all the train step's shapes (total FLOP / total time); per_shape: each shape's own;
    * variants: WebGPU's per-variant figures over all shapes, chosen: the fastest.
@@ -55,6 +65,8 @@ export interface BenchResult {
 export interface BenchOptions {
   config: BenchConfig;
   model: ModelConfig;
+  /** Names the model in the result when it is not the bench model. */
+  modelName?: BenchModelName;
   /** Timed train steps (after 2 untimed). */
   steps: number;
   /** Timed sampling rounds (after 1 untimed); default 2. */
@@ -143,6 +155,7 @@ export async function benchEngine(backend: Backend, o: BenchOptions): Promise<Be
       threads: backend.threads,
       config: o.config,
       params: policy.layout.count,
+      ...(o.modelName ? { model: o.modelName } : {}),
       matmul,
       train_step: { median_ms: stepMs, tokens_per_s: (rows / stepMs) * 1000, steps: o.steps, gflops: trainStepFlops(cfg, B, T).total / stepMs / 1e6 },
       sampling: { tokens_per_s: (generated / sampleMs) * 1000, sequences: B, tokens: generated, median_ms: sampleMs, decode_steps: decodeSteps, gflops: decodeFlops(cfg, B, decodeSteps).total / sampleMs / 1e6 },

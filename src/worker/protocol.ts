@@ -5,14 +5,21 @@
  */
 import type { AdapterSummary } from '../gpu/runtime';
 import type { BackendChoice, BackendName, EngineLimits } from '../model/engine';
-import type { BenchResult } from '../model/bench-run';
+import type { BenchModelName, BenchResult } from '../model/bench-run';
+import type { ModelConfig } from '../model/config';
 import type { RunConfig, StageConfig } from '../rl/config';
 import type { EvalRecord, SampleRecord, StepRecord } from '../rl/trainer-types';
 import type { TemperatureView } from '../rl/token-probs';
 
 export type { BackendChoice, BackendName } from '../model/engine';
 export { BACKEND_CHOICES } from '../model/engine';
-export type { BenchConfig, BenchResult } from '../model/bench-run';
+export type { BenchConfig, BenchModelName, BenchResult } from '../model/bench-run';
+
+/** The model the Benchmark view times: the rung the page is on (its draft's model), and its name for the result. */
+export interface BenchModelSpec {
+  config: ModelConfig;
+  name: BenchModelName;
+}
 
 /** The engine the Worker trains on, as the page shows it. */
 export interface EngineSummary {
@@ -75,7 +82,7 @@ export type ToWorker =
    * between two steps; `thorough` times the CLI's default batch and steps, else a quick one
    * (src/worker/bench.ts). Answered by `bench-progress` messages, then one `bench-result`.
    */
-  | { type: 'bench'; requestId: number; thorough: boolean };
+  | { type: 'bench'; requestId: number; thorough: boolean; model?: BenchModelSpec };
 
 /** The answer to a `token-probs` request: the distribution, or why there is none. */
 export type TokenProbsAnswer =

@@ -1,7 +1,9 @@
 /** The Benchmark view's pure part (table rows, JSON export and its check), its URL parameter and its controller. */
 import { describe, expect, it } from 'vitest';
 import { benchControl } from '../../src/ui/controller/bench';
-import { BENCH_SCHEMA, benchExport, benchRows, checkBenchExport, formatBenchValue, valueAt } from '../../src/ui/lib/bench';
+import { getPreset, modelParameterCount } from '../../src/rl/config';
+import { BENCH_SCHEMA, benchExport, benchModelOf, benchModelPreview, benchRows, checkBenchExport, describeBenchModel, formatBenchValue, valueAt } from '../../src/ui/lib/bench';
+import { formatParams } from '../../src/ui/lib/rungs';
 import { benchViewFromUrl, projectorFromUrl, withBenchView } from '../../src/ui/lib/view';
 import { createLabStore } from '../../src/ui/store';
 import type { BenchResult, EngineSummary, ToWorker } from '../../src/worker/protocol';
@@ -82,11 +84,27 @@ describe('the JSON export', () => {
     expect(checkBenchExport(JSON.parse(JSON.stringify(e)))).toEqual(e);
   });
 
+  it('names the model it measured: the rung (and preset) the page is on, or the bench model without one', () => {
+    const e = benchExport(result({ model: { name: 'small rung', rung: 'small', preset: 'magic' }, params: 830_000 }), 'quick', new Date(0));
+    expect(checkBenchExport(JSON.parse(JSON.stringify(e))).model).toEqual({ name: 'small rung', rung: 'small', preset: 'magic' });
+    expect(describeBenchModel(e.model, e.params)).toBe('small rung (magic), 0.83M parameters');
+    expect(describeBenchModel(undefined, 103_000)).toBe('the bench model, 103K parameters');
+    const tiny = getPreset('magic');
+    expect(benchModelOf(tiny, 'magic')).toEqual({ config: tiny.model, name: { name: 'tiny rung', rung: 'tiny', preset: 'magic' } });
+    expect(benchModelOf(getPreset('magic', 'small'), 'magic').name.rung).toBe('small');
+    // A -tiny test twin, or a hand-made shape, is off the ladder and says so.
+    expect(benchModelOf(getPreset('magic-tiny'), 'magic-tiny').name).toEqual({ name: 'off the rung ladder', rung: null, preset: 'magic-tiny' });
+    expect(benchModelPreview(tiny, 'magic')).toBe(`tiny rung (magic), ${formatParams(modelParameterCount(tiny.model))} parameters`);
+  });
+
   it('refuses a bad file with one error naming the field', () => {
     const good = JSON.parse(JSON.stringify(benchExport(result(), 'thorough', new Date(0))));
     expect(() => checkBenchExport([])).toThrow(/expected an object/);
     expect(() => checkBenchExport({ ...good, schema: 'other' })).toThrow(/schema must be/);
     expect(() => checkBenchExport({ ...good, mode: 'slow' })).toThrow(/mode must be/);
+    expect(() => checkBenchExport({ ...good, model: 'tiny' })).toThrow(/model must be an object/);
+    expect(() => checkBenchExport({ ...good, model: { name: '', rung: 'tiny', preset: 'magic' } })).toThrow(/model\.name must be/);
+    expect(() => checkBenchExport({ ...good, model: { name: 'tiny rung', rung: 3, preset: 'magic' } })).toThrow(/model\.rung must be/);
     expect(() => checkBenchExport({ ...good, train_step: { ...good.train_step, tokens_per_s: 0 } })).toThrow(/train_step\.tokens_per_s must be a positive number/);
     expect(() => checkBenchExport({ ...good, matmul: { ...good.matmul, variants: { blocked4x4: null, tiled64: 1 } } })).toThrow(/matmul\.variants\.blocked4x4 must be a positive number/);
   });
@@ -115,7 +133,9 @@ describe('benchControl', () => {
     store.getState().setDevice({ status: 'ready', engine });
     c.run('quick');
     c.run('thorough');
-    expect(sent).toEqual([{ type: 'bench', requestId: 1, thorough: false }]);
+    // The request carries the model of the rung the page is on (the draft's), named (issue #23).
+    const draft = store.getState().draft;
+    expect(sent).toEqual([{ type: 'bench', requestId: 1, thorough: false, model: { config: draft.model, name: { name: 'tiny rung', rung: 'tiny', preset: store.getState().preset } } }]);
     c.onMessage({ type: 'bench-progress', requestId: 1, phase: 'train step', done: 3, total: 5 });
     expect(store.getState().bench).toMatchObject({ status: 'running', phase: 'train step', done: 3, total: 5 });
     c.onMessage({ type: 'bench-result', requestId: 99, error: 'not ours' });

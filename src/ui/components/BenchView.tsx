@@ -1,22 +1,25 @@
 import { runBench } from '../lab';
-import { benchRows, formatBenchValue, type BenchExport } from '../lib/bench';
+import { benchModelPreview, benchRows, describeBenchModel, formatBenchValue, type BenchExport } from '../lib/bench';
 import { downloadBlob, safeFileName } from '../lib/download';
 import { useLab } from '../store';
 
 /**
  * The Benchmark view: `magic-lab bench`'s measurement on the engine this page runs (the Worker's
- * `bench`), with progress, a table of results and the JSON download (schema: BENCHMARKS.md, "In the page").
+ * `bench`) of the model of the rung the page is on (named in the table and the JSON), with progress, a table of results and the JSON download (schema: BENCHMARKS.md, "In the page").
  */
 export function BenchView() {
   const device = useLab((s) => s.device);
   const bench = useLab((s) => s.bench);
   const ready = device.status === 'ready';
   const running = bench.status === 'running';
+  const draft = useLab((s) => s.draft);
+  const preset = useLab((s) => s.preset);
   return (
     <section className="panel bench-view" data-testid="bench-view" aria-label="Benchmark">
       <h2>Benchmark</h2>
       <p className="hint">
-        Times this engine ({ready ? device.engine.description : 'not open yet'}) on the bench model, as <code>magic-lab bench</code> does: the matmul at
+        Times this engine ({ready ? device.engine.description : 'not open yet'}) on the model of the rung the page is on (
+        <span data-testid="bench-model-next">{benchModelPreview(draft, preset)}</span>), as <code>magic-lab bench</code> does on its own bench model: the matmul at
         each of the train step's shapes (and, on WebGPU, each kernel variant and the one chosen), a full train step and batched sampling; on the CPU
         engine also its f32x4 peak, and each figure as a share of it. Attention, norms and softmax are timed inside the train step and sampling, not
         one by one. Quick takes seconds to a minute; thorough uses the CLI's batch and step count. A run in progress pauses between its steps while
@@ -62,7 +65,7 @@ function BenchTable({ result }: { result: BenchExport }) {
   return (
     <table className="checks bench-table" data-testid="bench-table">
       <caption>
-        {result.adapter} · {result.mode} · {result.params} parameters · measured {new Date(result.measured_at).toLocaleString()}
+        {result.adapter} · {result.mode} · <span data-testid="bench-model">{describeBenchModel(result.model, result.params)}</span> · measured {new Date(result.measured_at).toLocaleString()}
       </caption>
       <thead>
         <tr>

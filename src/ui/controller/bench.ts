@@ -1,10 +1,10 @@
 /**
  * The Benchmark view's controller: a button press asks the Worker to run `magic-lab bench`'s
- * measurement on the open engine (`bench`); its progress and result go to the store, stamped with
+ * measurement on the open engine (`bench`) of the model the page is on; its progress and result go to the store, stamped with
  * the mode and time for the JSON download (lib/bench.ts). One measurement at a time.
  */
 import type { FromWorker, ToWorker } from '../../worker/protocol';
-import { benchExport, type BenchMode } from '../lib/bench';
+import { benchExport, benchModelOf, type BenchMode } from '../lib/bench';
 import type { Lab } from './lab-store';
 
 export function benchControl(store: Lab, send: (m: ToWorker) => void, now: () => Date = () => new Date()) {
@@ -19,7 +19,8 @@ export function benchControl(store: Lab, send: (m: ToWorker) => void, now: () =>
     const requestId = nextId++;
     s.setBench({ status: 'running', requestId, mode, phase: 'starting', done: 0, total: 1 });
     try {
-      send({ type: 'bench', requestId, thorough: mode === 'thorough' });
+      // The rung the page is on (its draft's model), not the CLI's fixed bench model.
+      send({ type: 'bench', requestId, thorough: mode === 'thorough', model: benchModelOf(s.draft, s.preset) });
     } catch (e) {
       s.setBench({ status: 'error', message: (e as Error).message });
     }

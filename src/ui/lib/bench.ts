@@ -4,7 +4,9 @@
  * (`magic-lab bench --json`'s keys plus the page's: schema, mode, measured_at) and its check.
  * The schema is documented in BENCHMARKS.md ("In the page").
  */
-import type { BenchResult } from '../../worker/protocol';
+import { modelParameterCount, rungOf, type RunConfig } from '../../rl/config';
+import type { BenchModelName, BenchModelSpec, BenchResult } from '../../worker/protocol';
+import { formatParams } from './rungs';
 
 export const BENCH_SCHEMA = 'magic-lab-bench/1';
 export type BenchMode = 'quick' | 'thorough';
@@ -22,6 +24,20 @@ export interface BenchRow {
   unit: 'GFLOP/s' | 'tokens/s' | 'ms' | 'of peak';
   note?: string;
 }
+
+/** What the Benchmark view times: the draft's model (the rung the page is on, or a hand-made shape), named. */
+export function benchModelOf(draft: Pick<RunConfig, 'model'>, preset: string): BenchModelSpec {
+  const rung = rungOf(draft);
+  return { config: draft.model, name: { name: rung ? `${rung} rung` : 'off the rung ladder', rung, preset } };
+}
+
+/** "tiny rung (magic), 105K parameters"; a result without a model name timed the bench model. */
+export function describeBenchModel(name: BenchModelName | undefined, params: number): string {
+  return `${name ? `${name.name} (${name.preset})` : 'the bench model'}, ${formatParams(params)} parameters`;
+}
+
+/** The view's line before a measurement: what it will time. */
+export const benchModelPreview = (draft: Pick<RunConfig, 'model'>, preset: string) => describeBenchModel(benchModelOf(draft, preset).name, modelParameterCount(draft.model));
 
 export function benchExport(r: BenchResult, mode: BenchMode, measuredAt: Date): BenchExport {
   return { schema: BENCH_SCHEMA, source: 'page', mode, measured_at: measuredAt.toISOString(), ...r };
@@ -77,6 +93,13 @@ export function checkBenchExport(obj: unknown): BenchExport {
   if (o.mode !== 'quick' && o.mode !== 'thorough') throw new Error(`bench JSON: mode must be "quick" or "thorough", got ${JSON.stringify(o.mode)}`);
   if (typeof o.measured_at !== 'string' || Number.isNaN(Date.parse(o.measured_at))) throw new Error('bench JSON: measured_at must be an ISO date');
   if (typeof o.adapter !== 'string') throw new Error('bench JSON: adapter must be a string');
+  if (o.model !== undefined) {
+    const m = o.model as Record<string, unknown> | null;
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) throw new Error('bench JSON: model must be an object {name, rung, preset}');
+    if (typeof m.name !== 'string' || !m.name) throw new Error(`bench JSON: model.name must be a non-empty string, got ${JSON.stringify(m.name)}`);
+    if (m.rung !== null && typeof m.rung !== 'string') throw new Error(`bench JSON: model.rung must be a string or null, got ${JSON.stringify(m.rung)}`);
+    if (typeof m.preset !== 'string') throw new Error(`bench JSON: model.preset must be a string, got ${JSON.stringify(m.preset)}`);
+  }
   for (const p of ['threads', 'params', 'matmul.gflops', 'matmul.shapes', 'train_step.median_ms', 'train_step.tokens_per_s', 'sampling.tokens_per_s', 'sampling.median_ms']) {
     const v = valueAt(o, p);
     if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`bench JSON: ${p} must be a positive number, got ${JSON.stringify(v)}`);

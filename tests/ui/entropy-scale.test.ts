@@ -35,7 +35,9 @@ describe('entropy colour scale fitted to the shown tokens (issue #28 item 6)', (
   it('odd inputs: empty and NaN-only shown values fall back to the floor; NaN tokens get no colour', () => {
     expect(entropyTop(24, [])).toBe(ENTROPY_TOP_FLOOR);
     expect(entropyTop(24, [NaN, NaN])).toBe(ENTROPY_TOP_FLOOR);
-    expect(entropyTop(24, [NaN, 0.45, NaN])).toBe(0.5);
+    expect(entropyTop(24, [NaN, 0.45, NaN])).toBe(0.6);
+    expect(entropyTop(24, [2.1]).toString()).toBe('2.4');
+    expect(entropyScale(24, [2.1]).ticks.map((t) => t.label)).toEqual(['0', '0.6', '1.2', '1.8', '2.4+']);
     expect(quantile([], 0.99)).toBe(0);
     const sc = entropyScale(24, [NaN]);
     expect(sc.colour(NaN)).toBeNull();

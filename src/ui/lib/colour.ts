@@ -103,7 +103,8 @@ export function quantile(values: Iterable<number>, q: number): number {
 export function entropyTop(vocabSize: number, shown: Iterable<number>): number {
   const lnV = Math.log(vocabSize);
   const need = Math.max(ENTROPY_TOP_FLOOR, quantile(shown, 0.99));
-  const nice = [0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.2, 1.5, 2, 2.5, 3, 4, 5];
+  // Each a multiple of 4 × a round step, so the legend's quarter ticks read 0, 0.2, 0.4, … not 0.63, 1.25.
+  const nice = [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.6, 2, 2.4, 3.2, 4, 4.8, 6];
   return Math.min(lnV, nice.find((n) => n >= need - 1e-12) ?? lnV);
 }
 

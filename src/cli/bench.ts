@@ -4,16 +4,16 @@
  * keys on either backend. Medians after warm-up;
  * a benchmark, not a test — compare figures measured in one run.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { validateModelConfig } from '../model/config';
 import { benchEngine, DEFAULT_BENCH, median, type BenchResult } from '../model/bench-run';
-import { decodeCheckpoint } from '../model/checkpoint';
 import type { Backend, BackendChoice } from '../model/engine';
 import { getPreset } from '../rl/config';
 import { MagicTrainer } from '../rl/trainer';
 import { parseFlags, parseKeyValues, UsageError, type FlagSpec } from './args';
 import { acquireBackend, BACKEND_FLAG, MATMUL_VARIANT_FLAG, parseBackendChoice, parseMatmulVariant, THREADS_FLAG } from './backend';
-import { defaultBaseFor } from '../run/rung-base';
+import { benchRlParts, shippedBaseFor, type RlPartsResult } from '../run/rl-parts';
+import { rlPartsTable } from '../run/rl-parts-report';
 import { roofline, type RooflineResult } from './roofline';
 import { parseRungFlag, RUNG_FLAG } from './rung';
 import { rungBaseConfig, type RungName } from '../rl/config';
@@ -23,6 +23,7 @@ export const BENCH_FLAGS: Record<string, FlagSpec> = {
   rung: { ...RUNG_FLAG, help: `${RUNG_FLAG.help}: bench that rung's model (batch 16 unless --config says), and --rl-steps its magic preset from its base` },
   json: { type: 'string', help: 'also write the results as JSON to this file' },
   steps: { type: 'int', min: 1, help: 'timed train steps (default 10)' },
+  'rl-parts': { type: 'int', min: 2, help: "only this: N rounds of an RL step of the magic preset (--rung's, from its base, eval off) and its rollout decode, actor update and the preset's held-out eval run alone on the same engine; per phase in step / alone, the step / Σ parts (target ≤ 1.3×), eval / rollout of equal tokens (target ≤ 2×); round 1 is warm-up" },
   'rl-steps': { type: 'int', min: 2, help: "also time this many RL steps of the magic preset from the shipped base (the trainer's perf/step_s; median after the first)" },
   roofline: { type: 'bool', help: 'the CPU engine against its ceilings: peak GFLOP/s (1 and N threads), triad GB/s, and each rung\'s train step and sampling as a share of peak (BENCHMARKS.md, Roofline)' },
   svg: { type: 'string', help: 'with --roofline: write the efficiency chart (SVG) to this file, e.g. docs/roofline.svg' },
@@ -42,13 +43,17 @@ export interface BenchComparison {
   ratios: { train_step: number; sampling: number; matmul: number; rl_step?: number };
 }
 
-export async function bench(argv: string[], log: (s: string) => void = console.log): Promise<BenchResult | BenchComparison | RooflineResult> {
+export async function bench(argv: string[], log: (s: string) => void = console.log): Promise<BenchResult | BenchComparison | RooflineResult | RlPartsResult> {
   const flags = parseFlags(argv, BENCH_FLAGS, 'bench');
   if (flags.svg !== undefined && !flags.roofline) throw new UsageError('--svg: only with --roofline');
   if (flags.roofline) {
-    for (const k of ['compare', 'config', 'rl-steps', 'rung'] as const) if (flags[k] !== undefined) throw new UsageError(`--roofline measures the rungs on the CPU engine: it cannot be combined with --${k}`);
+    for (const k of ['compare', 'config', 'rl-steps', 'rl-parts', 'rung'] as const) if (flags[k] !== undefined) throw new UsageError(`--roofline measures the rungs on the CPU engine: it cannot be combined with --${k}`);
     if (flags.backend !== undefined && flags.backend !== 'wasm') throw new UsageError('--roofline: the roofline is the CPU engine\'s (--backend wasm)');
     return roofline({ threads: flags.threads as number | undefined, steps: flags.steps as number | undefined, json: flags.json as string | undefined, svg: flags.svg as string | undefined }, log);
+  }
+  if (flags['rl-parts'] !== undefined) {
+    for (const k of ['compare', 'config', 'rl-steps', 'steps', 'matmul-variant'] as const) if (flags[k] !== undefined) throw new UsageError(`--rl-parts times the RL step and its parts only: it cannot be combined with --${k}`);
+    return benchParts(flags, log);
   }
   if (flags.compare && flags.backend !== undefined) throw new UsageError('--compare runs both backends: it cannot be combined with --backend');
   const choice = parseBackendChoice(flags.backend);
@@ -75,14 +80,27 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
   return out;
 }
 
+/** --rl-parts: the RL step against its parts run alone (src/run/rl-parts.ts), one engine, one process. */
+async function benchParts(flags: Record<string, unknown>, log: (s: string) => void): Promise<RlPartsResult> {
+  const rung = parseRungFlag(flags.rung);
+  const backend = await acquireBackend(parseBackendChoice(flags.backend), { threads: flags.threads as number | undefined });
+  try {
+    log(`backend: ${backend.description}`);
+    log(`RL step of the magic preset${rung ? ` at the ${rung} rung` : ''} from its base, and its parts alone: ${flags['rl-parts']} rounds (round 1 warm-up)`);
+    const r = await benchRlParts(backend, { rounds: flags['rl-parts'] as number, rung, log });
+    log('');
+    for (const l of rlPartsTable(r.report)) log(l);
+    log(`replay exact: gen ${r.replay_exact.gen}, update_actor ${r.replay_exact.update_actor}`);
+    if (flags.json) writeFileSync(String(flags.json), JSON.stringify(r, null, 2) + '\n');
+    return r;
+  } finally {
+    backend.destroy();
+  }
+}
+
 async function benchRlSteps(backend: Backend, n: number, log: (s: string) => void, rung?: RungName): Promise<NonNullable<BenchResult['rl_step']>> {
   const config = getPreset('magic', rung);
-  let checkpoint: Uint8Array | undefined;
-  const baseFile = defaultBaseFor(config);
-  if (existsSync(baseFile)) {
-    const bytes = new Uint8Array(readFileSync(baseFile));
-    if (JSON.stringify(decodeCheckpoint(bytes, baseFile).model) === JSON.stringify(config.model)) checkpoint = bytes;
-  }
+  const checkpoint = shippedBaseFor(config);
   const trainer = await MagicTrainer.create(backend, { ...config, eval: { ...config.eval, everySteps: 0 } }, { checkpoint });
   const times: number[] = [];
   for (let i = 0; i < n; i++) {

@@ -29,6 +29,7 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu
   magic-lab gradcheck [--backend webgpu|wasm] [--seed N] [--tol X]   every kernel and the whole policy vs the float64 reference
   magic-lab bench [--config k=v,...] [--json F]   kernel GFLOP/s, train step and sampling throughput
   magic-lab bench --roofline [--json F] [--svg F]   CPU engine vs its peak GFLOP/s and bandwidth, per rung
+  magic-lab bench --rl-parts N [--rung R] [--json F]   the RL step vs its phases run alone, eval vs rollout
   magic-lab sft [--config F] [--steps N] [--out F]  supervised warm start on imperfect traces → base checkpoint
   magic-lab sweep --presets A,B --seeds N [--steps N] --out DIR   presets × seeds, precise evals, summary with 95% CIs
   magic-lab sweep … --shard I/N --out DIR_I, then sweep merge DIR_1 … DIR_N --out DIR   one sweep over N machines

@@ -21,8 +21,10 @@ export interface RlPartsRound {
   alone: Record<AlonePhase, number>;
   /** Tokens the step's rollout decode generated (responses, EOS included). */
   genTokens: number;
-  /** The held-out eval: its time and generated tokens. */
-  eval: { s: number; tokens: number };
+  /** Decode slots of the rollout decode: Σ decode steps × rows (a row is decoded at every step, finished or not). */
+  genSlots?: number;
+  /** The held-out eval: its time, generated tokens and decode slots. */
+  eval: { s: number; tokens: number; slots?: number };
 }
 
 export interface PhaseRow {
@@ -54,6 +56,11 @@ export interface RlPartsReport {
     rollout_of_equal_tokens_s: number;
     /** s_per_token / rollout_s_per_token; target ≤ TARGETS.evalOverRollout. */
     ratio: number;
+    /**
+     * When the rounds have decode slots: generated tokens per slot (the rest decode finished or
+     * not-yet-started rows), eval and rollout, and seconds per slot eval / rollout (≈ 1: a slot costs the same).
+     */
+    slots?: { tokens_per_slot: number; rollout_tokens_per_slot: number; s_per_slot_ratio: number };
   };
 }
 
@@ -82,13 +89,21 @@ export function rlPartsReport(rounds: readonly RlPartsRound[], warmup = 1): RlPa
   const s_per_token = med((r) => r.eval.s / r.eval.tokens);
   const rollout_s_per_token = med((r) => r.alone.gen / r.genTokens);
   const tokens = med((r) => r.eval.tokens);
+  const withSlots = rs.every((r) => r.genSlots! > 0 && r.eval.slots! > 0);
+  const slots = withSlots
+    ? {
+        tokens_per_slot: med((r) => r.eval.tokens / r.eval.slots!),
+        rollout_tokens_per_slot: med((r) => r.genTokens / r.genSlots!),
+        s_per_slot_ratio: med((r) => r.eval.s / r.eval.slots!) / med((r) => r.alone.gen / r.genSlots!),
+      }
+    : undefined;
   return {
     rounds: rs.length,
     phases,
     step_s,
     sum_of_parts_s,
     step_over_parts: step_s / sum_of_parts_s,
-    eval: { median_s: med((r) => r.eval.s), tokens, s_per_token, rollout_s_per_token, rollout_of_equal_tokens_s: rollout_s_per_token * tokens, ratio: s_per_token / rollout_s_per_token },
+    eval: { median_s: med((r) => r.eval.s), tokens, s_per_token, rollout_s_per_token, rollout_of_equal_tokens_s: rollout_s_per_token * tokens, ratio: s_per_token / rollout_s_per_token, ...(slots && { slots }) },
   };
 }
 
@@ -102,5 +117,8 @@ export function rlPartsTable(r: RlPartsReport): string[] {
     ...r.phases.map((p) => `| ${timingKey(p.phase)} | ${s(p.in_step_s)} | ${p.alone_s === null ? '(host code: as in step)' : s(p.alone_s)} | ${p.ratio === null ? '–' : x(p.ratio)} |`),
     `| **timing_s/step** vs Σ parts alone | **${s(r.step_s)}** | **${s(r.sum_of_parts_s)}** | **${x(r.step_over_parts, TARGETS.stepOverParts)}** |`,
     `| held-out eval (${r.eval.tokens} tokens) vs a rollout decode of equal tokens | ${s(r.eval.median_s)} | ${s(r.eval.rollout_of_equal_tokens_s)} | ${x(r.eval.ratio, TARGETS.evalOverRollout)} |`,
+    ...(r.eval.slots
+      ? [`| decode slots (steps × rows): tokens per slot, eval / rollout; seconds per slot, eval / rollout | ${r.eval.slots.tokens_per_slot.toFixed(3)} | ${r.eval.slots.rollout_tokens_per_slot.toFixed(3)} | ${x(r.eval.slots.s_per_slot_ratio)} |`]
+      : []),
   ];
 }

@@ -28,7 +28,8 @@ export function shippedBaseFor(config: RunConfig): Uint8Array | undefined {
 
 /** What a recorded policy was asked to do since the last take(). */
 export interface RecordedCalls {
-  generate: { req: GenerateRequest; tokens: number }[];
+  /** tokens: generated; slots: decode steps × rows (every row is decoded at every step, finished or not). */
+  generate: { req: GenerateRequest; tokens: number; slots: number }[];
   update: { batch: UpdateBatch; loss: UpdateLoss; o: UpdateOptions }[];
 }
 
@@ -37,7 +38,7 @@ export function recordingPolicy(inner: PolicyEngine): { policy: PolicyEngine; ta
   let calls: RecordedCalls = { generate: [], update: [] };
   const generate = async (req: GenerateRequest): Promise<GenerateResult> => {
     const res = await inner.generate(req);
-    calls.generate.push({ req, tokens: generatedTokens(res) });
+    calls.generate.push({ req, tokens: generatedTokens(res), slots: res.steps * req.prompts.length });
     return res;
   };
   const update = (batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions) => {
@@ -122,6 +123,7 @@ export async function benchRlParts(backend: Backend, o: RlPartsOptions): Promise
       const { record } = await trainer.trainStep();
       const calls = rec.take();
       const genTokens = calls.generate.reduce((a, c) => a + c.tokens, 0);
+      const genSlots = calls.generate.reduce((a, c) => a + c.slots, 0);
       // (a) the rollout decode alone: the same requests, from the same weights.
       copy.setParams(params);
       let t = clock();
@@ -140,9 +142,11 @@ export async function benchRlParts(backend: Backend, o: RlPartsOptions): Promise
       t = clock();
       await trainer.evaluate();
       const evalS = (clock() - t) / 1000;
-      const evalTokens = rec.take().generate.reduce((a, c) => a + c.tokens, 0);
+      const evalCalls = rec.take().generate;
+      const evalTokens = evalCalls.reduce((a, c) => a + c.tokens, 0);
+      const evalSlots = evalCalls.reduce((a, c) => a + c.slots, 0);
       const step = Object.fromEntries(Object.entries(record).filter(([k]) => k.startsWith('timing_s/'))) as Record<string, number>;
-      rounds.push({ step, alone: { gen, update_actor }, genTokens, eval: { s: evalS, tokens: evalTokens } });
+      rounds.push({ step, alone: { gen, update_actor }, genTokens, genSlots, eval: { s: evalS, tokens: evalTokens, slots: evalSlots } });
       log(`  round ${i + 1}/${o.rounds}${i === 0 ? ' (warm-up)' : ''}: step ${step['timing_s/step'].toFixed(3)} s (gen ${step['timing_s/gen'].toFixed(3)}, upd ${step['timing_s/update_actor'].toFixed(3)}); alone gen ${gen.toFixed(3)}, upd ${update_actor.toFixed(3)}; eval ${evalS.toFixed(3)} s`);
     }
   } finally {

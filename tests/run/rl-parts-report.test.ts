@@ -46,6 +46,15 @@ describe('rlPartsReport', () => {
     expect(table).toMatch(/0\.83× \(≤ 2 ✓\)/);
   });
 
+  it('compares decode slots (steps × rows) when the rounds have them', () => {
+    const withSlots = (evalS: number, gen: number) => ({ ...round(0.1, 0.1, gen, 0.1, 0, evalS, 100, 800), genSlots: 200, eval: { s: evalS, tokens: 800, slots: 3200 } });
+    const r = rlPartsReport([withSlots(1.6, 0.1), withSlots(3.2, 0.2), withSlots(2.4, 0.15)], 0);
+    // tokens per slot 0.25 vs 0.5; seconds per slot 2.4/3200 vs 0.15/200 → 1×
+    expect(r.eval.slots).toEqual({ tokens_per_slot: 0.25, rollout_tokens_per_slot: 0.5, s_per_slot_ratio: 1 });
+    expect(r.eval.ratio).toBeCloseTo(2, 12);
+    expect(rlPartsReport([round(0.1, 0.1, 0.1, 0.1)], 0).eval.slots).toBeUndefined();
+  });
+
   it('averages the middle two of an even count', () => {
     const r = rlPartsReport([round(0.1, 0.1, 0.1, 0.1), round(0.3, 0.1, 0.1, 0.1)], 0);
     expect(r.phases[0].in_step_s).toBeCloseTo(0.2, 12);
@@ -89,7 +98,7 @@ describe('recordingPolicy', () => {
     expect(seen).toEqual(['generate', 'update']);
     expect(Array.from(await rec.policy.getParams())).toEqual([1]); // other methods bound to the inner policy
     const calls = rec.take();
-    expect(calls.generate).toEqual([{ req, tokens: 6 }]);
+    expect(calls.generate).toEqual([{ req, tokens: 6, slots: 6 }]); // 3 steps × 2 rows
     expect(calls.update[0].o).toEqual({ step: 1 });
     expect(rec.take()).toEqual({ generate: [], update: [] });
   });

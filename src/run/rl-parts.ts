@@ -2,9 +2,10 @@
  * `magic-lab bench --rl-parts N`: is the RL step as fast as its parts? In one process on one engine,
  * N rounds of: one RL step of the magic preset (evaluation off; its `timing_s/*` record), then the
  * same work alone on the engine — the step's rollout decode (the very generate calls the trainer
- * made, on a copy of the weights the step started from) and its actor update (the very update
- * calls, N_SGD optimizer steps, on that copy with the step's starting AdamW moments) — and one
- * held-out eval (the preset's, through the trainer). Rounds alternate step and alone work, so load
+ * made, from a copy of the weights the step started from) and its actor update (the very update
+ * calls, N_SGD optimizer steps, from those weights and the step's starting AdamW moments), on the
+ * actor itself, whose end-of-step weights and moments are then put back — and one held-out eval
+ * (the preset's, through the trainer). Rounds alternate step and alone work, so load
  * drifts on a shared machine hit both. The trainer is not changed: its policy is wrapped in a
  * recorder that passes every call through and keeps the arguments (a read-only hook).
  */
@@ -13,7 +14,6 @@ import { decodeCheckpoint } from '../model/checkpoint';
 import type { Backend, GenerateRequest, GenerateResult, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from '../model/engine';
 import { DEFAULT_RUNG, getPreset, type RungName } from '../rl/config';
 import type { RunConfig } from '../rl/config';
-import { reserveLargestShape } from '../rl/resources';
 import { MagicTrainer } from '../rl/trainer';
 import { rlPartsReport, type RlPartsReport, type RlPartsRound } from './rl-parts-report';
 import { defaultBaseFor } from './rung-base';
@@ -111,33 +111,37 @@ export async function benchRlParts(backend: Backend, o: RlPartsOptions): Promise
   const rec = recorder as ReturnType<typeof recordingPolicy> | null;
   if (!rec) throw new Error('rl-parts: the trainer made no actor policy');
   rec.take(); // the offline filter's decodes, if any
-  // The copy the alone work runs on, sized as the trainer sizes its actor.
-  const copy = await backend.createPolicy(config.model, 'rl-parts-copy', { matmulVariant: trainer.policy.matmulVariant });
-  reserveLargestShape(copy, config);
+  // The alone work runs on the actor itself (its buffers, its plans: no second policy's memory),
+  // from a copy of the step's starting weights and moments; the step's end state is put back after.
+  const actor = trainer.policy;
   const rounds: RlPartsRound[] = [];
   const exact = { gen: true, update_actor: true };
   try {
     for (let i = 0; i < o.rounds; i++) {
-      const params = await trainer.policy.getParams();
-      const adam = await trainer.policy.getAdamState();
+      const params = await actor.getParams();
+      const adam = await actor.getAdamState();
       const { record } = await trainer.trainStep();
       const calls = rec.take();
       const genTokens = calls.generate.reduce((a, c) => a + c.tokens, 0);
       const genSlots = calls.generate.reduce((a, c) => a + c.slots, 0);
+      const after = { params: await actor.getParams(), adam: await actor.getAdamState() };
       // (a) the rollout decode alone: the same requests, from the same weights.
-      copy.setParams(params);
+      actor.setParams(params);
       let t = clock();
       let aloneTokens = 0;
-      for (const c of calls.generate) aloneTokens += generatedTokens(await copy.generate(c.req));
+      for (const c of calls.generate) aloneTokens += generatedTokens(await actor.generate(c.req));
       const gen = (clock() - t) / 1000;
       if (aloneTokens !== genTokens) exact.gen = false;
       // (b) the actor update alone: the same calls (N_SGD optimizer steps, micro-batches), same weights and moments.
-      copy.setParams(params);
-      copy.setAdamState(adam.m, adam.v);
+      actor.setParams(params);
+      actor.setAdamState(adam.m, adam.v);
       t = clock();
-      for (const c of calls.update) await copy.update(c.batch, c.loss, c.o);
+      for (const c of calls.update) await actor.update(c.batch, c.loss, c.o);
       const update_actor = (clock() - t) / 1000;
-      if (!sameArray(await copy.getParams(), await trainer.policy.getParams())) exact.update_actor = false;
+      if (!sameArray(await actor.getParams(), after.params)) exact.update_actor = false;
+      actor.setParams(after.params);
+      actor.setAdamState(after.adam.m, after.adam.v);
+      rec.take(); // the replays went through the recorder too
       // (c) the preset's held-out eval, as a run's testing phase runs it.
       t = clock();
       await trainer.evaluate();
@@ -150,7 +154,6 @@ export async function benchRlParts(backend: Backend, o: RlPartsOptions): Promise
       log(`  round ${i + 1}/${o.rounds}${i === 0 ? ' (warm-up)' : ''}: step ${step['timing_s/step'].toFixed(3)} s (gen ${step['timing_s/gen'].toFixed(3)}, upd ${step['timing_s/update_actor'].toFixed(3)}); alone gen ${gen.toFixed(3)}, upd ${update_actor.toFixed(3)}; eval ${evalS.toFixed(3)} s`);
     }
   } finally {
-    copy.destroy();
     trainer.destroy();
   }
   const ev = config.eval;

@@ -14,6 +14,7 @@ import { decodeCheckpoint } from '../model/checkpoint';
 import type { Backend, GenerateRequest, GenerateResult, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from '../model/engine';
 import { DEFAULT_RUNG, getPreset, type RungName } from '../rl/config';
 import type { RunConfig } from '../rl/config';
+import { weightsChecksum } from '../rl/offline-sampling';
 import { MagicTrainer } from '../rl/trainer';
 import { rlPartsReport, type RlPartsReport, type RlPartsRound } from './rl-parts-report';
 import { defaultBaseFor } from './rung-base';
@@ -83,6 +84,8 @@ export interface RlPartsResult {
   rounds: RlPartsRound[];
   /** Whether every round's alone work repeated the step's exactly: same generated tokens, same weights after the update. */
   replay_exact: { gen: boolean; update_actor: boolean };
+  /** The actor's weights after the last round ("crc32:…"): the same as N plain steps give, so the bench did not disturb the run. */
+  end_weights: string;
   report: RlPartsReport;
 }
 
@@ -116,6 +119,7 @@ export async function benchRlParts(backend: Backend, o: RlPartsOptions): Promise
   const actor = trainer.policy;
   const rounds: RlPartsRound[] = [];
   const exact = { gen: true, update_actor: true };
+  let endWeights = '';
   try {
     for (let i = 0; i < o.rounds; i++) {
       const params = await actor.getParams();
@@ -153,6 +157,7 @@ export async function benchRlParts(backend: Backend, o: RlPartsOptions): Promise
       rounds.push({ step, alone: { gen, update_actor }, genTokens, genSlots, eval: { s: evalS, tokens: evalTokens, slots: evalSlots } });
       log(`  round ${i + 1}/${o.rounds}${i === 0 ? ' (warm-up)' : ''}: step ${step['timing_s/step'].toFixed(3)} s (gen ${step['timing_s/gen'].toFixed(3)}, upd ${step['timing_s/update_actor'].toFixed(3)}); alone gen ${gen.toFixed(3)}, upd ${update_actor.toFixed(3)}; eval ${evalS.toFixed(3)} s`);
     }
+    endWeights = weightsChecksum(await actor.getParams());
   } finally {
     trainer.destroy();
   }
@@ -165,6 +170,7 @@ export async function benchRlParts(backend: Backend, o: RlPartsOptions): Promise
     eval: { testProblems: ev.testProblems, k: ev.k, temperatures: [...ev.temperatures] },
     rounds,
     replay_exact: exact,
+    end_weights: endWeights,
     report: rlPartsReport(rounds),
   };
 }

@@ -103,3 +103,39 @@ describe('recordingPolicy', () => {
     expect(rec.take()).toEqual({ generate: [], update: [] });
   });
 });
+
+describe('benchRlParts on the CPU engine', () => {
+  it('replays each step\'s decode and update exactly and leaves the run where the step left it', async () => {
+    const { wasmBackend } = await import('../../src/model/cpu-policy');
+    const { benchRlParts } = await import('../../src/run/rl-parts');
+    const backend = await wasmBackend({ threads: 1 });
+    try {
+      let now = 0;
+      const clock = () => (now += 1); // 1 ms per read: the timing is not under test, the bookkeeping is
+      const r = await benchRlParts(backend, { rounds: 2, clock });
+      expect(r.replay_exact).toEqual({ gen: true, update_actor: true });
+      expect(r.eval).toEqual({ testProblems: 64, k: 8, temperatures: [1, 0.6] });
+      for (const round of r.rounds) {
+        expect(round.genTokens).toBeGreaterThan(0);
+        expect(round.eval.tokens).toBeGreaterThan(round.genTokens); // 1,024 responses against 128
+        expect(round.eval.slots).toBeGreaterThanOrEqual(round.eval.tokens);
+        expect(round.step['timing_s/testing']).toBeUndefined(); // evaluation off in the step
+      }
+      expect(r.report.rounds).toBe(1);
+      // Two plain steps from the same base, no bench around them: the same weights.
+      const { getPreset } = await import('../../src/rl/config');
+      const { MagicTrainer } = await import('../../src/rl/trainer');
+      const { weightsChecksum } = await import('../../src/rl/offline-sampling');
+      const { shippedBaseFor } = await import('../../src/run/rl-parts');
+      const preset = getPreset('magic');
+      const config = { ...preset, eval: { ...preset.eval, everySteps: 0 } };
+      const plain = await MagicTrainer.create(backend, config, { checkpoint: shippedBaseFor(config) });
+      await plain.trainStep();
+      await plain.trainStep();
+      expect(r.end_weights).toBe(weightsChecksum(await plain.policy.getParams()));
+      plain.destroy();
+    } finally {
+      backend.destroy();
+    }
+  }, 120_000);
+});

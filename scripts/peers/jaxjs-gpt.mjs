@@ -102,17 +102,42 @@ export function makeTrainStep(cfg, adamw) {
 }
 
 /**
+ * One τ-sample per row of logits [B, V] by Gumbel-max, the draw random.categorical makes
+ * (argmax(logits/τ + Gumbel noise)), by `draw`:
+ *   'categorical': random.categorical itself. On SwiftShader its np.argmax kernel never finishes
+ *     compiling (jax-js writes a float == as the NaN-aware `(a != b || min(a, inf()) != a) != true`
+ *     and fuses all V of them into one expression; the GPU process is killed minutes later and the
+ *     page's WebGPU instance with it: scripts/peers/jaxjs-sample-probe.mjs);
+ *   'dot': the one-hot of g == max g dotted with the indices (the same == kernel: stalls too);
+ *   'lt': the smallest index where !(g < max g), as np.min over where(g < max g, V, index): the
+ *     same first index at the max as argmax, with a plain float `<`. Same noise, same draw.
+ * Returns int32 [B].
+ */
+export function drawToken(key, logits, temperature, draw = 'categorical') {
+  if (draw === 'categorical') return random.categorical(key, logits.div(temperature), { axis: -1 }).astype(np.int32);
+  const V = logits.shape.at(-1);
+  const g = random.gumbel(key, logits.shape).add(logits.div(temperature));
+  const top = np.max(g.ref, -1, { keepdims: true });
+  if (draw === 'lt') {
+    const idx = np.arange(V, undefined, undefined, { dtype: np.int32 }).reshape([1, V]);
+    return np.min(np.where(g.less(top), V, idx), -1).astype(np.int32);
+  }
+  if (draw === 'dot') return np.dot(g.equal(top).astype(np.float32), np.arange(V).astype(np.float32)).astype(np.int32);
+  throw new Error(`drawToken: unknown draw ${draw} (categorical, lt or dot)`);
+}
+
+/**
  * Sampling, variant "prefix": one jitted step per token that recomputes the whole (padded,
  * fixed-shape) context with the causal forward, reads the logits at `pos` and writes the sample
  * at pos + 1. (params, tokens [B, T] int32, pos [scalar int32], key) → [tokens, key]
  */
-export function makePrefixSampleStep(cfg, temperature) {
+export function makePrefixSampleStep(cfg, temperature, { draw = 'categorical' } = {}) {
   const { nHeads: H, contextLength: T } = cfg;
   return jit((params, tokens, pos, key) => {
     const [k1, k2] = random.split(key);
     const logits = forward(params, tokens.ref, H); // [B, T, V]
     const last = np.take(logits, pos.ref, 1); // [B, V]
-    const next = random.categorical(k1, last.div(temperature), { axis: -1 }).astype(np.int32); // [B]
+    const next = drawToken(k1, last, temperature, draw); // [B]
     const at = np.arange(T, undefined, undefined, { dtype: np.int32 }).reshape([1, T]).equal(pos.add(1));
     return [np.where(at, next.reshape([-1, 1]), tokens), k2];
   });
@@ -123,8 +148,9 @@ export function makePrefixSampleStep(cfg, temperature) {
  * fixed-size KV cache per layer [B, T, C] updated by a position mask (jax-js has no
  * dynamic_update_slice) and attention masked to positions ≤ pos.
  * (params, cacheK [L][B,T,C], cacheV, tok [B] int32, pos [scalar int32], key) → [cacheK, cacheV, next [B], key]
+ * draw: drawToken's form.
  */
-export function makeKvSampleStep(cfg, temperature) {
+export function makeKvSampleStep(cfg, temperature, { draw = 'categorical' } = {}) {
   const { nHeads: H, contextLength: T, dModel: C } = cfg;
   const hd = C / H;
   return jit((params, cacheK, cacheV, tok, pos, key) => {
@@ -158,8 +184,7 @@ export function makeKvSampleStep(cfg, temperature) {
     seen.dispose();
     x = rmsnorm(x, params.lnfw);
     const logits = np.dot(x, params.wte.transpose()); // [B, V]
-    const next = random.categorical(k1, logits.div(temperature), { axis: -1 }).astype(np.int32);
-    return [newK, newV, next, k2];
+    return [newK, newV, drawToken(k1, logits, temperature, draw), k2];
   });
 }
 
@@ -201,18 +226,23 @@ export function paramsFromLab(cfg, layout, flat) {
   return { wte: asIs('wte'), wpe: asIs('wpe'), layers, lnfw: asIs('lnf.w') };
 }
 
-/** A jax-js trainer + sampler around one parameter pytree. */
+/**
+ * A jax-js trainer + sampler around one parameter pytree. draw: how the samplers take the
+ * Gumbel-max argmax (drawToken; 'lt' where jax-js's own argmax kernel does not compile, as on
+ * SwiftShader).
+ */
 export class JaxGpt {
-  constructor(cfg, layout, flatInit, adamw) {
+  constructor(cfg, layout, flatInit, adamw, { draw = 'categorical' } = {}) {
     this.cfg = cfg;
+    this.draw = draw;
     this.adamw = adamw;
     this.params = paramsFromLab(cfg, layout, flatInit);
     this.m = tree.map((p) => np.zerosLike(p.ref), this.params);
     this.v = tree.map((p) => np.zerosLike(p.ref), this.params);
     this.t = 0;
     this.trainStep = makeTrainStep(cfg, adamw);
-    this.prefixStep = makePrefixSampleStep(cfg, 1);
-    this.kvStep = makeKvSampleStep(cfg, 1);
+    this.prefixStep = makePrefixSampleStep(cfg, 1, { draw });
+    this.kvStep = makeKvSampleStep(cfg, 1, { draw });
   }
 
   /** One train step on int32 tokens/targets [B, T] and f32 weights [B, T]; resolves with the loss (read back, so the step is complete). */
@@ -242,7 +272,7 @@ export class JaxGpt {
    * B sequences from a one-token prompt (token 0), `newTokens` new tokens each (default: to the
    * full context); returns the tokens [B][1 + newTokens]. greedy (KV form only): temperature
    * 1e-5 instead of 1, which makes the Gumbel-max draw an argmax wherever the top two logits are
-   * more than ~1e-3 apart (a jitted np.argmax step failed on jax-js 0.1.25's WebGPU backend).
+   * more than ~1e-3 apart (np.argmax's kernel does not compile on SwiftShader; see drawToken).
    */
   async sample(B, seed, variant, { newTokens = this.cfg.contextLength - 1, greedy = false } = {}) {
     const T = this.cfg.contextLength;
@@ -258,7 +288,7 @@ export class JaxGpt {
       const flat = await tokens.data();
       return Array.from({ length: B }, (_, b) => Array.from(flat.subarray(b * T, b * T + W)));
     }
-    const step = greedy ? (this.kvGreedyStep ??= makeKvSampleStep(this.cfg, 1e-5)) : this.kvStep;
+    const step = greedy ? (this.kvGreedyStep ??= makeKvSampleStep(this.cfg, 1e-5, { draw: this.draw })) : this.kvStep;
     const { nLayers: L, dModel: C } = this.cfg;
     let cacheK = Array.from({ length: L }, () => np.zeros([B, T, C]));
     let cacheV = Array.from({ length: L }, () => np.zeros([B, T, C]));

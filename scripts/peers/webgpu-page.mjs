@@ -39,6 +39,12 @@ const engines = {};
 const samplers = {};
 /** The sampler check's weights: the init × 4, so logits and attention are sharp (ties rare, a misplaced KV entry shows). */
 const CHECK_SCALE = 4;
+/**
+ * jax-js's sampler takes its Gumbel-max argmax with a float `<` (drawToken 'lt' in jaxjs-gpt.mjs):
+ * random.categorical's own argmax kernel never compiles on SwiftShader and takes the page's WebGPU
+ * instance down (scripts/peers/jaxjs-sample-probe.mjs). Same noise, same draw.
+ */
+const JAX_DRAW = 'lt';
 /** The lab has no greedy mode: a temperature this small makes its sampler an argmax for logit gaps ≥ the check's tie (2e-3). */
 const LAB_GREEDY_TEMPERATURE = 1e-5;
 
@@ -68,7 +74,7 @@ async function makeSamplers(flat, name) {
   const policy = await backend.createPolicy(cfg, name);
   policy.setParams(flat);
   const tfm = new TfGpt(cfg, layout, flat, ADAMW);
-  const jm = new JaxGpt(cfg, layout, flat, ADAMW);
+  const jm = new JaxGpt(cfg, layout, flat, ADAMW, { draw: JAX_DRAW });
   const prompts = () => Array.from({ length: B }, () => [0]);
   return {
     // As `magic-lab bench` calls it: EOS = V − 1, so rows may stop early; seqs are prompt + response.

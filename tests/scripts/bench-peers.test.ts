@@ -108,15 +108,14 @@ describe.skipIf(!existsSync(chromium))('npm run bench:peers -- --quick --batch 2
     expect(j.check.ok).toBe(true);
     for (const k of ['tfjs', 'jaxjs']) expect(Math.abs(j.check[k][0] - j.check.lab[0])).toBeLessThanOrEqual(1e-3);
     for (const k of ['lab', 'tfjs', 'jaxjs']) expect(j.check[k].at(-1)).toBeLessThan(j.check[k][0]);
-    // jax-js's sampling may fail on SwiftShader (it loses the page's GPU instance): then it is recorded, with null ratios.
-    const jaxFailed = typeof j.sampling.jaxjsKv.error === 'string';
+    // Every ratio is measured, jax-js's sampling included (its argmax by `<`: random.categorical's loses the GPU on SwiftShader).
     for (const [k, x] of Object.entries(j.ratios)) {
-      if (k === 'sampling_tfjs_peer' || (jaxFailed && k.includes('jaxjs') && k.startsWith('sampling'))) continue;
+      if (k === 'sampling_tfjs_peer') continue;
       expect(Number.isFinite(x) && (x as number) > 0, k).toBe(true);
     }
     // Sampling: every sampler that ran passed the check against the float64 reference (a wrong one fails the run), then was timed.
     expect(j.sampling_check.ok).toBe(true);
-    for (const e of ['lab', 'tfjsKv', 'tfjsPrefix', ...(jaxFailed ? [] : ['jaxjsKv'])]) {
+    for (const e of ['lab', 'tfjsKv', 'tfjsPrefix', 'jaxjsKv']) {
       const c = j.sampling_check.engines[e];
       expect(c.greedy.mismatches, e).toEqual([]);
       expect(c.greedy.compared, e).toBeGreaterThan(0);
@@ -128,7 +127,7 @@ describe.skipIf(!existsSync(chromium))('npm run bench:peers -- --quick --batch 2
     }
     // The engines agree on the greedy tokens of the check (one prompt, so every row is the same sequence).
     const first = j.sampling_check.engines.tfjsKv.greedySeqs[0];
-    for (const e of ['lab', 'tfjsPrefix', ...(jaxFailed ? [] : ['jaxjsKv'])]) {
+    for (const e of ['lab', 'tfjsPrefix', 'jaxjsKv']) {
       const q = j.sampling_check.engines[e].greedySeqs[0];
       expect(q.slice(0, 4), e).toEqual(first.slice(0, Math.min(4, q.length)));
     }

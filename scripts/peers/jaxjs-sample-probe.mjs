@@ -3,8 +3,9 @@
  * Why jax-js-WebGPU sampling fails on SwiftShader (BENCHMARKS.md, `bench:peers`, "Sampling, same
  * page"): runs sampling variants of jax-js 0.1.25 on the bench's tiny GPT, each in a fresh headless
  * Chromium (a lost GPU process takes every device of the browser with it), and prints per variant
- * whether the device survived, the device-lost reason, the kernels dispatched last (their WGSL with
- * --wgsl) and the GPU process's log lines.
+ * whether the device survived, the device-lost reason, the page's console (each shader module and
+ * pipeline as it is made) and, with --wgsl, the WGSL of the shader whose pipeline never came back.
+ * (Chromium's own GPU-process log says nothing here: the process is killed, not crashed with a message.)
  *
  *   node scripts/peers/jaxjs-sample-probe.mjs [--only NAME[,NAME]] [--wgsl] [--json FILE]
  */
@@ -49,11 +50,9 @@ const url = `http://127.0.0.1:${server.httpServer.address().port}/scripts/peers/
 const results = {};
 try {
   for (const name of names) {
-    const gpuLog = [];
     const browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--enable-unsafe-webgpu', '--no-sandbox', '--enable-logging=stderr', '--v=0', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-      logger: { isEnabled: (n) => n === 'browser', log: (_n, _s, m) => gpuLog.push(String(m)) },
+      args: ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
     });
     const console_ = [];
     try {
@@ -63,15 +62,13 @@ try {
       await page.goto(url);
       await page.waitForFunction(() => window.probeReady === true, null, { timeout: 180_000 });
       const r = await page.evaluate((v) => window.probe.run(v), VARIANTS[name]).catch((e) => ({ ok: false, error: `page: ${e.message.split('\n')[0]}` }));
-      const interesting = gpuLog.filter((l) => /gpu|dawn|vulkan|swiftshader|lost|crash|fatal|error/i.test(l) && !/DevTools listening/.test(l));
-      results[name] = { variant: VARIANTS[name], ...r, console: console_.slice(-40), gpuLog: interesting.slice(-30) };
+      results[name] = { variant: VARIANTS[name], ...r, console: console_.slice(-40) };
       const t = r.trace ?? {};
       console.log(`\n== ${name}: ${r.ok ? 'ok' : 'FAILED'} (${Math.round(r.ms ?? 0)} ms)${r.error ? ` error: ${r.error}` : ''}`);
       console.log(`   device lost: ${JSON.stringify(t.lost)}; shaders ${t.shaders}, pipelines ${t.pipelines}, dispatches ${t.dispatches}; last dispatches ${JSON.stringify(t.lastDispatches)}`);
       if (t.uncaptured?.length) console.log(`   uncaptured errors: ${t.uncaptured.slice(0, 5).join(' | ')}`);
       if (r.out) console.log(`   out: ${JSON.stringify(r.out).slice(0, 200)}`);
       for (const l of console_.slice(-12)) console.log(`   console ${l.slice(0, 300)}`);
-      for (const l of interesting.slice(-12)) console.log(`   gpu ${l.slice(0, 300)}`);
       if (values.wgsl && !r.ok) for (const s of [...(t.pendingShaders ?? []), ...(t.lastShaders ?? [])]) console.log(`   --- WGSL of shader ${s.id} ---\n${s.code}`);
     } finally {
       await browser.close();

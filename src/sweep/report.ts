@@ -3,6 +3,7 @@
  * sweep summary), and REPLICATION.md assembled from the reports present — generated text only,
  * every number read from a report.json.
  */
+import { deviationsMarkdown } from './deviations';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { DEFAULT_RUNG, RUNG_NAMES, type RungName } from '../rl/config';
@@ -234,6 +235,6 @@ export function replicationMarkdown(reportsDir: string, outFile: string): string
     const shown = mainCharts(r);
     if (shown.length) sections.push(...shown.map((c) => `![${c}](${rel(c)})`), '');
   }
-  L.push(...rows, '', ...sections);
+  L.push(...rows, '', ...deviationsMarkdown(), ...sections);
   return L.join('\n');
 }

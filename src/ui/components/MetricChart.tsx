@@ -1,4 +1,4 @@
-import { memo, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { buildRows, columnKey, drawnSeries, onlyZeros, type ChartSpec, type RewardFamily } from '../lib/chartdata';
 import { composeChartSvg, type PngLegendEntry } from '../lib/chartpng';
@@ -12,6 +12,8 @@ import { useLab } from '../store';
 import { useOnScreen } from '../lib/onscreen';
 import { chartBudget, useRedrawInterval, useStaggered } from '../lib/stagger';
 import { compactTooltip, EVENT_COLOURS, EventLabels } from './ChartParts';
+import { CanvasSeries, chartFrame, drawList, drawSeries, PlotReporter, type Frame } from './CanvasSeries';
+import type { Domain, PlotRect } from '../lib/canvas-plot';
 import { useChartHover } from './useChartHover';
 
 /** A chart redraws at most this often while metrics stream in (see useStaggered). */
@@ -110,12 +112,9 @@ const targetLabel = (p: { x?: number | string; y?: number | string }) => (
  */
 const MARGIN = { top: 6, right: 12, bottom: 0, left: 0 };
 const MARGIN_RIGHT_AXIS = { top: 6, right: 4, bottom: 0, left: 0 };
-const X_DOMAIN: ['dataMin', 'dataMax'] = ['dataMin', 'dataMax'];
-const Y_DOMAIN_LINEAR: [number, 'auto'] = [0, 'auto'];
-const Y_DOMAIN_LOG: ['auto', 'auto'] = ['auto', 'auto'];
-const RIGHT_DOMAIN: [number, number] = [0, 1];
+const RIGHT_DOMAIN: Domain = [0, 1];
 /** A left axis with no value but 0 (e.g. the clip fractions of an on-policy run): 0–1, not recharts' 0–4. */
-const Y_DOMAIN_ZERO: [number, number] = [0, 1];
+const Y_DOMAIN_ZERO: Domain = [0, 1];
 const TOOLTIP_STYLE = { fontSize: 11 };
 const tooltipValue = (v: unknown) => fmt(v);
 const CompactTooltip = compactTooltip(fmt);
@@ -123,11 +122,6 @@ const tooltipLabel = (l: unknown) => `step ${String(l)}`;
 const STAGE_LABEL_POSITION = 'insideTopLeft' as const;
 const TARGET_LABEL = { position: 'insideBottomRight' as const, content: targetLabel };
 
-/**
- * An empty chart still draws its axes and grid over steps 0–1: its first real points then update
- * ticks, grid and lines instead of creating them, which as one task was the longest of a run.
- */
-const PLACEHOLDER_ROWS = [{ step: 0 }, { step: 1 }];
 const NONE: never[] = [];
 /** Points per series before the chart is measured (and where it cannot be), and the least after. */
 const DEFAULT_MAX_POINTS = 600;
@@ -140,12 +134,21 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   // view=projector: a taller chart and wider axes for the larger tick text (style.css .projector).
   const projector = useLab((s) => s.projector);
   const refIn = useMemo(() => (reference ? referenceSeries(spec, reference) : NONE), [spec, reference]);
-  // About one point per horizontal pixel of the chart, min/max per bucket (lib/downsample.ts): measured once, at mount.
+  // About one point per horizontal pixel of the chart, min/max per bucket (lib/downsample.ts): measured at mount and on resize.
   const figure = useRef<HTMLElement>(null);
   const [maxPoints, setMaxPoints] = useState(DEFAULT_MAX_POINTS);
   useLayoutEffect(() => {
-    const w = figure.current?.clientWidth;
-    if (w) setMaxPoints(Math.max(MIN_MAX_POINTS, Math.round(w)));
+    const el = figure.current;
+    if (!el) return;
+    const measure = () => {
+      const w = el.clientWidth;
+      if (w) setMaxPoints(Math.max(MIN_MAX_POINTS, Math.round(w)));
+    };
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
   }, []);
   const latest = useMemo(() => {
     // Held-out series are keyed per run (its own eval k and temperatures).
@@ -207,7 +210,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const linesKey = JSON.stringify(lineList);
   // Keyed by content: `runs` is a new array on every metrics batch, the lines rarely change. A
   // held-out line's dot props are one object per line, made here, so they stay the same object.
-  const lines = useMemo(() => lineList.map((l) => ({ ...l, dotProps: l.dot ? { r: 2.5, fill: l.colour, stroke: l.colour, strokeWidth: 1, strokeDasharray: 'none' } : false as const })), [linesKey]);
+  const lines = useMemo(() => lineList, [linesKey]);
   const boundaryKey = boundaries.map((b) => `${b.step}:${b.stage}`).join(',');
   const stageLines = useMemo(() => boundaries, [boundaryKey]);
   // Keyed by content too: the events are recomputed on every metrics batch, and rarely change.
@@ -225,7 +228,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           name={`reference ${r.preset} 95% band`}
           stroke="none"
           fill={r.colour}
-          fillOpacity={0.16}
+          fillOpacity={0}
           connectNulls
           dot={false}
           activeDot={false}
@@ -240,7 +243,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
                 dataKey={refSeedKey(r.id, seed)}
                 name={`reference ${r.preset} seed ${seed}`}
                 stroke={r.colour}
-                strokeOpacity={0.45}
+                strokeOpacity={0}
                 strokeWidth={0.75}
                 dot={false}
                 activeDot={false}
@@ -255,7 +258,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           dataKey={refMeanKey(r.id)}
           name={`reference ${r.preset}`}
           stroke={r.colour}
-          strokeDasharray={r.dash || undefined}
+          strokeOpacity={0}
           strokeWidth={1.25}
           dot={false}
           connectNulls
@@ -271,16 +274,26 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     .map((l) => l.key)
     .join('\n');
   const flatZero = useMemo(() => !log && onlyZeros(rows, leftKeys.split('\n')), [rows, log, leftKeys]);
-  // A findings chart spans its data (spec.fitY); the domain array changes only when its ends do.
-  const fit = spec.fitY && !log ? fitDomain(rows, [entropyTarget]) : null;
-  const fitKey = fit ? fit.join(',') : '';
-  const fitY = useMemo(() => fit, [fitKey]);
-  const yDomain = log ? Y_DOMAIN_LOG : fitY ?? (flatZero ? Y_DOMAIN_ZERO : Y_DOMAIN_LINEAR);
+  // The axis domains, computed here and nice-rounded (lib/canvas-plot.ts): recharts' frame (axes,
+  // ticks, grid, marks) re-renders only when one changes; a new point redraws only the canvas.
+  // A findings chart spans its data (spec.fitY).
+  const frame = useMemo(() => chartFrame(rows, lines, refSeries, refSeeds, log, stacked), [rows, lines, refSeries, refSeeds, log, stacked]);
+  const fitY = spec.fitY && !log ? fitDomain(rows, [entropyTarget]) : null;
+  const yLeft = fitY ?? (flatZero ? Y_DOMAIN_ZERO : frame.left);
+  const frameKey = `${frame.x}|${yLeft}|${log}`;
+  const shown = useMemo<Frame>(() => ({ x: frame.x, left: yLeft, right: RIGHT_DOMAIN, log }), [frameKey]);
+  const yDomain = shown.left;
+  const series = useMemo(() => drawList(lines, refSeries, refSeeds, stacked), [lines, refSeries, refSeeds, stacked]);
+  const [plot, setPlot] = useState<PlotRect | null>(null);
+  const onPlot = useCallback((p: PlotRect) => setPlot((q) => (q && q.x === p.x && q.y === p.y && q.width === p.width && q.height === p.height ? q : p)), []);
+  // recharts holds the rows only while hovered (its tooltip reads them); else two rows spanning the x domain.
+  const frameRows = useMemo(() => shown.x.map((step) => ({ step })), [shown]);
+  const chartRows = hover ? rows : frameRows;
   const parts = useMemo(
     () => (
       <>
         <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
-        <XAxis dataKey="step" type="number" domain={X_DOMAIN} allowDecimals={false} interval={0} tick={AxisTick} />
+        <XAxis dataKey="step" type="number" domain={shown.x} allowDecimals={false} interval={0} tick={AxisTick} />
         <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={yDomain} allowDataOverflow={log} interval={0} tick={AxisTick} width={projector ? 64 : 44} />
         {hasRight && <YAxis yAxisId="r" orientation="right" domain={RIGHT_DOMAIN} interval={0} tick={AxisTick} width={projector ? 44 : 30} />}
         {hover && (spec.compactTooltip ? <Tooltip isAnimationActive={false} content={CompactTooltip} /> : <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />)}
@@ -292,10 +305,12 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         ))}
         <EventLabels events={eventLines} />
         {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={TARGET_LABEL} />}
-        {refParts}
-        {lines.map((l) =>
+        <PlotReporter onPlot={onPlot} />
+        {/* The series are drawn on the canvas (CanvasSeries); these invisible ones give the hover tooltip its values. */}
+        {hover && refParts}
+        {hover && lines.map((l) =>
           stacked ? (
-            <Area key={l.key} yAxisId="l" dataKey={l.key} name={l.name} stackId={l.stack} stroke={l.colour} strokeDasharray={l.dash} fill={l.colour} fillOpacity={0.35} strokeWidth={1} dot={false} activeDot={false} isAnimationActive={false} />
+            <Area key={l.key} yAxisId="l" dataKey={l.key} name={l.name} stackId={l.stack} stroke="none" fill={l.colour} fillOpacity={0} strokeWidth={1} dot={false} activeDot={false} isAnimationActive={false} />
           ) : (
             <Line
               key={l.key}
@@ -303,8 +318,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
               dataKey={l.key}
               name={l.name}
               stroke={l.colour}
-              strokeDasharray={l.dash}
-              dot={l.dotProps}
+              strokeOpacity={0}
+              dot={false}
               strokeWidth={1.5}
               connectNulls
               isAnimationActive={false}
@@ -313,19 +328,19 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         )}
       </>
     ),
-    [log, yDomain, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines, stacked, spec.compactTooltip, projector],
+    [log, shown, yDomain, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines, stacked, spec.compactTooltip, projector, onPlot],
   );
   // The page re-renders this component on every store change (run state, samples); the chart
   // itself re-renders only when what it draws changed (each chart render is a store dispatch).
   const chart = useMemo(
     () => (
       <ResponsiveContainer width="100%" height={projector ? PROJECTOR_HEIGHT : 170}>
-        <ComposedChart data={empty ? PLACEHOLDER_ROWS : rows} margin={hasRight ? MARGIN_RIGHT_AXIS : MARGIN} syncId={syncId} syncMethod="value">
+        <ComposedChart data={chartRows} margin={hasRight ? MARGIN_RIGHT_AXIS : MARGIN} syncId={syncId} syncMethod="value">
           {parts}
         </ComposedChart>
       </ResponsiveContainer>
     ),
-    [empty, rows, hasRight, parts, syncId, projector],
+    [chartRows, hasRight, parts, syncId, projector],
   );
   const legendLines = runs.length === 0 && refLegend.length > 0 ? NONE : lines;
   // The PNG: the chart's SVG (axes, grid, lines, marks) under its title, the x axis named, the legend below (lib/chartpng.ts).
@@ -333,6 +348,17 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     const svg = box.current?.querySelector('svg.recharts-surface') as SVGSVGElement | null;
     if (!svg) return;
     const chart = serializeSvg(svg);
+    // The series are on the canvas: drawn again at 2× (the PNG's scale) into an <image> over the SVG.
+    if (plot) {
+      const c = document.createElement('canvas');
+      [c.width, c.height] = [Math.ceil(chart.width * 2), Math.ceil(chart.height * 2)];
+      const ctx = c.getContext('2d');
+      if (ctx) {
+        ctx.scale(2, 2);
+        drawSeries(ctx, rows, series, shown, plot, projector ? 2 : 1);
+        chart.xml = chart.xml.replace(/<\/svg>$/, `<image href="${c.toDataURL('image/png')}" x="0" y="0" width="${chart.width}" height="${chart.height}"/></svg>`);
+      }
+    }
     const legend: PngLegendEntry[] = [
       ...legendLines.map((l) => ({ label: l.name, colour: l.colour, dash: l.dash, dot: l.dot })),
       ...refLegend.map((l) => ({ label: l.label, colour: l.colour, band: true })),
@@ -369,6 +395,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         {/* Mounted even when empty: mounting a chart costs more than updating one, so it happens at page load, not while training. */}
         {empty && <div className="chart-empty">no data yet</div>}
         {chart}
+        <CanvasSeries rows={rows} series={series} frame={shown} plot={plot} lineScale={projector ? 2 : 1} />
       </div>
       {/* A plain HTML legend: recharts' Legend measures itself and feeds its size back into the chart on each redraw. */}
       <ul className="chart-legend">

@@ -1,0 +1,127 @@
+/**
+ * The pure part of drawing a chart's series on a <canvas> over recharts' plot area
+ * (components/CanvasSeries.tsx): axis domains computed from the rows, nice-rounded so that they
+ * (and so recharts' frame: axes, ticks, grid) change rarely while points stream in, and the
+ * data → pixel mapping recharts uses for those domains (linear, or log10).
+ */
+
+/** recharts' plot area (usePlotArea), in px of the chart's SVG. */
+export interface PlotRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+export type Domain = [number, number];
+type Value = number | null | undefined | readonly number[];
+export type Row = { step: number } & Record<string, unknown>;
+
+const round = (v: number) => Number(v.toPrecision(12));
+
+/** 1, 2 or 5 × 10^k, the least not below x (x > 0). */
+export function niceStep(x: number): number {
+  const p = 10 ** Math.floor(Math.log10(x));
+  const m = x / p;
+  return round((m <= 1 + 1e-9 ? 1 : m <= 2 + 1e-9 ? 2 : m <= 5 + 1e-9 ? 5 : 10) * p);
+}
+
+/**
+ * A linear domain holding [lo, hi] whose ends are multiples of a nice step, about `ticks` − 1
+ * steps across: it changes only when the data crosses a multiple, not on every new point.
+ */
+export function niceDomain(lo: number, hi: number, ticks = 5): Domain {
+  if (!(hi > lo)) {
+    // One value (or none): a span around it, as recharts does for a flat line.
+    const v = Number.isFinite(lo) ? lo : 0;
+    return v === 0 ? [0, 1] : v > 0 ? [0, niceCeil(v)] : [-niceCeil(-v), 0];
+  }
+  const step = niceStep((hi - lo) / (ticks - 1));
+  return [round(Math.floor(lo / step + 1e-9) * step), round(Math.ceil(hi / step - 1e-9) * step)];
+}
+
+const niceCeil = (v: number) => niceStep(v);
+
+const MANTISSAS = [1, 2, 5, 10];
+/** A log domain holding [lo, hi] (both > 0) with 1–2–5 ends: 0.02–5, 1–10. */
+export function logDomain(lo: number, hi: number): Domain {
+  if (!(lo > 0) || !(hi > 0)) return [1, 10];
+  const down = (v: number) => {
+    const p = 10 ** Math.floor(Math.log10(v));
+    return round(p * ([...MANTISSAS].reverse().find((m) => m * p <= v * (1 + 1e-9)) ?? 1));
+  };
+  const up = (v: number) => {
+    const p = 10 ** Math.floor(Math.log10(v));
+    return round(p * (MANTISSAS.find((m) => m * p >= v * (1 - 1e-9)) ?? 10));
+  };
+  const a = down(lo);
+  const b = up(hi);
+  return b > a ? [a, b] : [a, round(a * 2)];
+}
+
+/** The x (step) domain: from the first step to a nice step past the last, so a new step rarely moves it. */
+export function stepDomain(rows: readonly Row[]): Domain {
+  if (rows.length === 0) return [0, 1];
+  const lo = rows[0].step;
+  const hi = rows[rows.length - 1].step;
+  if (!(hi > lo)) return [lo, lo + 1];
+  const step = niceStep((hi - lo) / 5);
+  return [lo, round(lo + Math.ceil((hi - lo) / step - 1e-9) * step)];
+}
+
+/**
+ * The least and greatest value of the columns `keys` over the rows ([lower, upper] bands
+ * included). `stacks` (stacked areas): groups of keys whose values add up, the sum counted.
+ */
+export function extent(rows: readonly Row[], keys: readonly string[], stacks: readonly (readonly string[])[] = []): Domain | null {
+  let lo = Infinity;
+  let hi = -Infinity;
+  const see = (v: unknown) => {
+    if (typeof v === 'number' && Number.isFinite(v)) {
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    } else if (Array.isArray(v)) for (const x of v) see(x);
+  };
+  for (const r of rows) {
+    for (const k of keys) see(r[k]);
+    for (const s of stacks) {
+      let sum = 0;
+      for (const k of s) {
+        const v = r[k];
+        if (typeof v === 'number' && Number.isFinite(v)) see((sum += v));
+      }
+    }
+  }
+  return lo > hi ? null : [lo, hi];
+}
+
+/** A value → px mapping for one axis of the plot (y grows downwards: the domain's max is the plot's top). */
+export function axisMap(domain: Domain, from: number, to: number, log = false): (v: number) => number {
+  const f = log ? Math.log10 : (v: number) => v;
+  const a = f(domain[0]);
+  const span = f(domain[1]) - a || 1;
+  return (v) => from + ((f(v) - a) / span) * (to - from);
+}
+export const xMap = (domain: Domain, plot: PlotRect) => axisMap(domain, plot.x, plot.x + plot.width);
+export const yMap = (domain: Domain, plot: PlotRect, log = false) => axisMap(domain, plot.y + plot.height, plot.y, log);
+
+/**
+ * A series as polylines of [x, y] px: a null, missing or non-finite value (or ≤ 0 on a log axis)
+ * ends a polyline unless `connect` (recharts' connectNulls), which skips it.
+ */
+export function polylines(rows: readonly Row[], value: (r: Row) => Value, x: (v: number) => number, y: (v: number) => number, opts: { connect?: boolean; log?: boolean } = {}): [number, number][][] {
+  const out: [number, number][][] = [];
+  let cur: [number, number][] = [];
+  for (const r of rows) {
+    const v = value(r);
+    if (typeof v !== 'number' || !Number.isFinite(v) || (opts.log && v <= 0)) {
+      if (!opts.connect && cur.length) {
+        out.push(cur);
+        cur = [];
+      }
+      continue;
+    }
+    cur.push([x(r.step), y(v)]);
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { axisMap, extent, logDomain, niceDomain, niceStep, polylines, stepDomain, xMap, yMap, type PlotRect } from '../../src/ui/lib/canvas-plot';
+import { chartFrame, drawList } from '../../src/ui/components/CanvasSeries';
+
+describe('canvas-plot domains', () => {
+  it('niceStep is 1, 2 or 5 × 10^k', () => {
+    expect([0.03, 0.13, 0.3, 1, 4.1, 7, 230].map(niceStep)).toEqual([0.05, 0.2, 0.5, 1, 5, 10, 500]);
+  });
+  it('a linear domain holds the data, with nice ends, and does not move for every new point', () => {
+    expect(niceDomain(0, 0.37)).toEqual([0, 0.4]);
+    expect(niceDomain(-0.3, 1.7)).toEqual([-0.5, 2]);
+    expect(niceDomain(0, 0)).toEqual([0, 1]);
+    const seen = new Set([0.31, 0.33, 0.35, 0.37, 0.39].map((hi) => niceDomain(0, hi).join()));
+    expect(seen.size).toBe(1);
+  });
+  it('a log domain has 1–2–5 ends around the data', () => {
+    expect(logDomain(0.013, 0.9)).toEqual([0.01, 1]);
+    expect(logDomain(0.3, 4)).toEqual([0.2, 5]);
+    expect(logDomain(2, 2)).toEqual([2, 4]);
+    expect(logDomain(0, 3)).toEqual([1, 10]);
+  });
+  it('the step domain starts at the first step and ends on a nice step past the last', () => {
+    expect(stepDomain([])).toEqual([0, 1]);
+    expect(stepDomain([{ step: 3 }])).toEqual([3, 4]);
+    expect(stepDomain([{ step: 0 }, { step: 37 }])).toEqual([0, 40]);
+    expect(stepDomain([{ step: 1 }, { step: 4 }])).toEqual([1, 4]);
+    // 38, 39, 40 keep the frame of 37.
+    expect(new Set([37, 38, 39, 40].map((s) => stepDomain([{ step: 0 }, { step: s }]).join())).size).toBe(1);
+  });
+  it('extent reads bands and stacked sums', () => {
+    const rows = [{ step: 0, a: 1, b: 2, band: [0.5, 3] }, { step: 1, a: null, b: 4 }];
+    expect(extent(rows, ['a', 'band'])).toEqual([0.5, 3]);
+    expect(extent(rows, [], [['a', 'b']])).toEqual([1, 4]);
+    expect(extent(rows, ['missing'])).toBeNull();
+  });
+  it('chartFrame: a linear left axis holds 0, a right-axis series is left out, a log one gets 1–2–5 ends', () => {
+    const lines = [
+      { key: '0|l', right: false, colour: '#000', dash: '', dot: false, stack: 's0' },
+      { key: '0|r', right: true, colour: '#000', dash: '', dot: false, stack: 's0' },
+    ];
+    const rows = [{ step: 0, '0|l': 0.2, '0|r': 40 }, { step: 9, '0|l': 0.7, '0|r': 50 }];
+    expect(chartFrame(rows, lines, [], false, false, false)).toEqual({ x: [0, 10], left: [0, 0.8] });
+    expect(chartFrame(rows, lines, [], false, true, false)).toEqual({ x: [0, 10], left: [0.2, 1] });
+    expect(chartFrame([], lines, [], false, false, false)).toEqual({ x: [0, 1], left: [0, 1] });
+  });
+  it('drawList stacks each area on the series before it in its run', () => {
+    const lines = ['a', 'b', 'c'].map((key, i) => ({ key, right: false, colour: '#000', dash: '', dot: false, stack: i < 2 ? 's0' : 's1' }));
+    expect(drawList(lines, [], false, true).map((d) => d.below)).toEqual([[], ['a'], []]);
+    expect(drawList(lines, [], false, false).every((d) => d.kind === 'line' && d.connect)).toBe(true);
+  });
+});
+
+describe('canvas-plot mapping', () => {
+  const plot: PlotRect = { x: 44, y: 6, width: 301, height: 137 };
+  it("the domain's max maps to the plot's top edge, its min to the bottom, at odd sizes", () => {
+    const y = yMap([0, 0.4], plot);
+    expect(y(0.4)).toBe(6);
+    expect(y(0)).toBe(143);
+    expect(y(0.2)).toBeCloseTo(74.5, 9);
+    const x = xMap([0, 40], plot);
+    expect(x(0)).toBe(44);
+    expect(x(40)).toBe(345);
+  });
+  it('a log axis maps decades evenly', () => {
+    const y = yMap([0.01, 1], plot, true);
+    expect(y(1)).toBeCloseTo(6, 9);
+    expect(y(0.01)).toBeCloseTo(143, 9);
+    expect(y(0.1)).toBeCloseTo(74.5, 9);
+  });
+  it('a degenerate domain does not divide by zero', () => {
+    expect(Number.isFinite(axisMap([1, 1], 0, 10)(1))).toBe(true);
+  });
+  it('a null or NaN gap breaks the line; with connect it is skipped', () => {
+    const rows = [{ step: 0, v: 1 }, { step: 1, v: null }, { step: 2, v: 2 }, { step: 3, v: NaN }, { step: 4, v: 3 }, { step: 5, v: 4 }];
+    const id = (v: number) => v;
+    const get = (r: { v?: unknown }) => r.v as number | null;
+    expect(polylines(rows, get, id, id)).toEqual([[[0, 1]], [[2, 2]], [[4, 3], [5, 4]]]);
+    expect(polylines(rows, get, id, id, { connect: true })).toEqual([[[0, 1], [2, 2], [4, 3], [5, 4]]]);
+    // A log axis cannot show 0 or less.
+    expect(polylines([{ step: 0, v: 0 }, { step: 1, v: 1 }], get, id, id, { log: true })).toEqual([[[1, 1]]]);
+  });
+});

@@ -73,7 +73,7 @@ describe('canvas-plot mapping', () => {
   it('a null or NaN gap breaks the line; with connect it is skipped', () => {
     const rows = [{ step: 0, v: 1 }, { step: 1, v: null }, { step: 2, v: 2 }, { step: 3, v: NaN }, { step: 4, v: 3 }, { step: 5, v: 4 }];
     const id = (v: number) => v;
-    const get = (r: { v?: unknown }) => r.v as number | null;
+    const get = (r: Record<string, unknown>) => r.v as number | null;
     expect(polylines(rows, get, id, id)).toEqual([[[0, 1]], [[2, 2]], [[4, 3], [5, 4]]]);
     expect(polylines(rows, get, id, id, { connect: true })).toEqual([[[0, 1], [2, 2], [4, 3], [5, 4]]]);
     // A log axis cannot show 0 or less.

@@ -30,7 +30,7 @@ test('Findings view', async ({ page }) => {
   await openLab(page, '/?preset=magic-tiny');
   await page.getByTestId('view-findings').click();
   await expect(page.getByTestId('finding')).toBeVisible();
-  await expect(page.getByTestId('finding').locator('.reference-band').first()).toBeAttached({ timeout: 10_000 });
+  await expect(page.getByTestId('finding').locator('canvas.chart-canvas[data-drawn*=\'"kind":"band"\']').first()).toBeAttached({ timeout: 10_000 });
   await scan(page, 'Findings view');
 });
 

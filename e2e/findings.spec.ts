@@ -5,7 +5,7 @@
  */
 import { expect, test, type Page, type Route } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { longTasks, openLab, recordLongTasks, waitForState } from './helpers';
+import { bands, lines, longTasks, openLab, recordLongTasks, waitForState } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
 
@@ -45,20 +45,19 @@ test('the Runs panel lists the reference runs; ticking one draws its bands on ev
   const entropy = page.getByTestId('chart-entropy');
   await expect(entropy).toHaveAttribute('data-reference-series', '2', { timeout: 10_000 });
   // One shaded band (an SVG area path) and one mean line per preset.
-  await expect(entropy.locator('.reference-band path.recharts-area-area')).toHaveCount(2);
-  expect(await entropy.locator('.reference-band path.recharts-area-area').first().getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+/);
+  await expect.poll(() => bands(entropy)).toBe(2);
+  expect(await bands(entropy, true)).toBe(2);
   await expect(entropy.getByTestId('reference-legend')).toHaveText(['reference: magic-tiny (2 seeds)', 'reference: grpo-tiny (2 seeds)']);
   // Train reward and held-out avg@k at both temperatures: three bands per preset on the reward chart.
-  await expect(page.getByTestId('chart-reward').locator('.reference-band path.recharts-area-area')).toHaveCount(6);
+  await expect.poll(() => bands(page.getByTestId('chart-reward'))).toBe(6);
   // A chart without a reference metric gets none; the live point count is the runs' only.
   await expect(page.getByTestId('chart-grad-norm')).toHaveAttribute('data-reference-series', '0');
   await expect(entropy).toHaveAttribute('data-points', '0');
 
   // Per-seed curves: one more line per seed.
-  const lines = entropy.locator('.recharts-line');
-  const before = await lines.count();
+  const before = await lines(entropy);
   await page.getByTestId('reference-seeds').check();
-  await expect(lines).toHaveCount(before + 4, { timeout: 10_000 });
+  await expect.poll(() => lines(entropy), { timeout: 10_000 }).toBe(before + 4);
 
   // A run trains over the bands; the page stays as responsive as without them (lab.spec.ts's bound).
   await page.getByTestId('step').click();
@@ -68,14 +67,14 @@ test('the Runs panel lists the reference runs; ticking one draws its bands on ev
   await page.getByTestId('play').click();
   await waitForState(page, 'done');
   await expect(entropy).toHaveAttribute('data-points', '4', { timeout: 10_000 });
-  await expect(entropy.locator('.reference-band path.recharts-area-area')).toHaveCount(2);
+  await expect.poll(() => bands(entropy)).toBe(2);
   const tasks = await longTasks(page);
   console.log(`main-thread long tasks while training with a reference overlaid (ms): ${JSON.stringify(tasks)}`);
   expect(Math.max(0, ...tasks)).toBeLessThan(500);
 
   await tiny.getByTestId('reference-overlay').uncheck();
   await expect(entropy).toHaveAttribute('data-reference-series', '0', { timeout: 10_000 });
-  await expect(entropy.locator('.reference-band')).toHaveCount(0);
+  await expect.poll(() => bands(entropy)).toBe(0);
 });
 
 test('a malformed reference file: one message naming the file, and the page keeps working', async ({ page }) => {
@@ -119,7 +118,7 @@ test('the Findings view: claim, presets, schedule, verdict with its rule and che
   await expect(card.getByTestId('run-finding')).toHaveText('▶ Run this finding here');
   // Entropy and held-out accuracy at both temperatures, each with a band per preset.
   for (const id of ['finding-entropy', 'finding-avg-t1', 'finding-avg-t0.6']) {
-    await expect(card.getByTestId(`chart-${id}`).locator('.reference-band path.recharts-area-area')).toHaveCount(Object.keys(ref.presets).length, { timeout: 10_000 });
+    await expect.poll(() => bands(card.getByTestId(`chart-${id}`)), { timeout: 10_000 }).toBe(Object.keys(ref.presets).length);
   }
   await page.waitForTimeout(1500); // staggered chart redraws settle
   await page.mouse.move(0, 0);
@@ -218,7 +217,7 @@ test("a reference shorter than the schedule: its run stops at the step count of 
   const card = view.getByTestId('finding');
   // One seed: a mean without a band (its interval is undefined).
   await expect(card.getByTestId('chart-finding-entropy')).toHaveAttribute('data-reference-series', '1');
-  await expect(card.getByTestId('chart-finding-entropy').locator('.reference-band path.recharts-area-area')).not.toHaveAttribute('d', /./);
+  expect(await bands(card.getByTestId('chart-finding-entropy'), true)).toBe(0);
   await card.getByTestId('run-finding').click();
   const status = card.getByTestId('queue-status');
   await expect(status).toHaveText('done: 1 run', { timeout: 90_000 });

@@ -118,3 +118,21 @@ export async function serveStatic(dir: string, prefix: string): Promise<{ url: s
       }),
   };
 }
+
+/** What a chart's canvas drew (components/CanvasSeries.tsx data-drawn): one entry per series. */
+export interface DrawnSeries {
+  key: string;
+  kind: 'line' | 'area' | 'band';
+  colour: string;
+  points: number;
+  dots: number;
+  width: number;
+}
+export async function drawn(chart: Locator): Promise<DrawnSeries[]> {
+  const attr = await chart.locator('canvas.chart-canvas').getAttribute('data-drawn', { timeout: 10_000 }).catch(() => null);
+  return attr ? (JSON.parse(attr) as DrawnSeries[]) : [];
+}
+/** The reference bands drawn on a chart (with points, or all of them). */
+export const bands = async (chart: Locator, withPoints = false) => (await drawn(chart)).filter((s) => s.kind === 'band' && (!withPoints || s.points > 0)).length;
+/** The lines drawn on a chart (those with at least two points: a visible line, or all of them). */
+export const lines = async (chart: Locator, visible = false) => (await drawn(chart)).filter((s) => s.kind === 'line' && (!visible || s.points >= 2)).length;

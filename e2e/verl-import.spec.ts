@@ -5,7 +5,7 @@
  * markup in a key stays text.
  */
 import { expect, test } from '@playwright/test';
-import { openLab, waitForState } from './helpers';
+import { lines, openLab, waitForState } from './helpers';
 
 const LOG = 'e2e/fixtures/verl/verl-console.txt';
 const NAME = 'verl-console (verl console log)';
@@ -41,7 +41,7 @@ test('a verl console log imported through the page is overlaid on a lab run', as
   await expect(legend).toHaveCount(2);
   await expect(legend.nth(1)).toHaveText(`${NAME}: entropy`);
   await expect(legend.nth(0)).not.toContainText(NAME);
-  await expect.poll(() => entropy.locator('path.recharts-line-curve[d^="M"]').count(), { timeout: 10_000 }).toBe(2);
+  await expect.poll(() => lines(entropy, true), { timeout: 10_000 }).toBe(2);
 
   // verl's val-core/…/acc/mean@2 at τ 1.0 (from the launch command in the log) lands on the lab's held-out series.
   const reward = page.getByTestId('chart-reward');
@@ -59,7 +59,7 @@ test('a verl console log imported through the page is overlaid on a lab run', as
   await expect(extra.locator('.chart-legend li').nth(1)).toHaveText(`${NAME}: perf/throughput`);
   await expect(extra).toHaveAttribute('data-points', '8', { timeout: 10_000 });
   await extra.scrollIntoViewIfNeeded(); // charts off screen hold their redraws (lib/onscreen.ts)
-  await expect.poll(() => extra.locator('path.recharts-line-curve[d^="M"]').count(), { timeout: 10_000 }).toBe(1);
+  await expect.poll(() => lines(extra, true), { timeout: 10_000 }).toBe(1);
 
   // Untrusted content stays data: the markup in a key is an option's text, never an element.
   const hostile = picker.locator('option', { hasText: '<img src=x onerror=window.__pwned=1>' });

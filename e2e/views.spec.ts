@@ -5,11 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test, type Locator } from '@playwright/test';
-import { openLab, waitForState } from './helpers';
+import { drawn, openLab, waitForState } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
 
-const dots = (chart: Locator, colour?: string) => chart.locator(colour ? `circle.recharts-line-dot[fill="${colour}"]` : 'circle.recharts-line-dot');
+/** Held-out dots drawn on the chart's canvas (of one colour). */
+const dots = async (chart: Locator, colour?: string) => (await drawn(chart)).filter((s) => !colour || s.colour === colour).reduce((n, s) => n + s.dots, 0);
 
 test('a single evaluation shows: held-out series are drawn with dots', async ({ page }) => {
   await openLab(page, '/?preset=magic-tiny');
@@ -17,7 +18,7 @@ test('a single evaluation shows: held-out series are drawn with dots', async ({ 
   await expect(page.getByTestId('step-counter')).toHaveText('1', { timeout: 60_000 });
   const reward = page.getByTestId('chart-reward');
   // The step-0 evaluation is the only one: one point per held-out series (avg@2, pass@2 at τ 1 and 0.6), no line to draw.
-  await expect.poll(() => dots(reward).count(), { timeout: 10_000 }).toBe(4);
+  await expect.poll(() => dots(reward), { timeout: 10_000 }).toBe(4);
   for (const label of ['avg@2 τ=1', 'pass@2 τ=1', 'avg@2 τ=0.6', 'pass@2 τ=0.6']) {
     const item = reward.locator('.chart-legend li', { hasText: label });
     await expect(item).toHaveCount(1);
@@ -42,8 +43,8 @@ test('an overlaid run with another eval k draws and labels its own held-out seri
   await expect(legend.filter({ hasText: `${name}: pass@3` })).toHaveCount(0);
   await expect(legend.filter({ hasText: /^magic-tiny #1: avg@3 τ=1$/ })).toHaveCount(1);
   // Its points are drawn (slot 1's colour): one dot per evaluation; the active run's 3 evaluations × 4 series in slot 0's.
-  await expect.poll(() => dots(reward, '#dc2626').count(), { timeout: 10_000 }).toBe(3);
-  await expect.poll(() => dots(reward, '#2563eb').count()).toBe(12);
+  await expect.poll(() => dots(reward, '#dc2626'), { timeout: 10_000 }).toBe(3);
+  await expect.poll(() => dots(reward, '#2563eb')).toBe(12);
 
   // Hovering one chart shows the cursor and the values at the same step in every chart.
   const entropy = page.getByTestId('chart-entropy');

@@ -116,6 +116,9 @@ const RIGHT_DOMAIN: Domain = [0, 1];
 /** A left axis with no value but 0 (e.g. the clip fractions of an on-policy run): 0–1, not recharts' 0–4. */
 const Y_DOMAIN_ZERO: Domain = [0, 1];
 const TOOLTIP_STYLE = { fontSize: 11 };
+/** Columns of the two rows that span the axes (frameRows). */
+const FRAME_L = '__frame_l';
+const FRAME_R = '__frame_r';
 const tooltipValue = (v: unknown) => fmt(v);
 const CompactTooltip = compactTooltip(fmt);
 const tooltipLabel = (l: unknown) => `step ${String(l)}`;
@@ -287,7 +290,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const [plot, setPlot] = useState<PlotRect | null>(null);
   const onPlot = useCallback((p: PlotRect) => setPlot((q) => (q && q.x === p.x && q.y === p.y && q.width === p.width && q.height === p.height ? q : p)), []);
   // recharts holds the rows only while hovered (its tooltip reads them); else two rows spanning the x domain.
-  const frameRows = useMemo(() => shown.x.map((step) => ({ step })), [shown]);
+  // Their l and r columns span the y domains: recharts lays out an axis's ticks only when a series is drawn on it.
+  const frameRows = useMemo(() => shown.x.map((step, i) => ({ step, [FRAME_L]: shown.left[i], [FRAME_R]: shown.right[i] })), [shown]);
   const chartRows = hover ? rows : frameRows;
   const parts = useMemo(
     () => (
@@ -306,6 +310,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         <EventLabels events={eventLines} />
         {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={TARGET_LABEL} />}
         <PlotReporter onPlot={onPlot} />
+        <Line yAxisId="l" dataKey={FRAME_L} stroke="none" dot={false} activeDot={false} tooltipType="none" legendType="none" isAnimationActive={false} />
+        {hasRight && <Line yAxisId="r" dataKey={FRAME_R} stroke="none" dot={false} activeDot={false} tooltipType="none" legendType="none" isAnimationActive={false} />}
         {/* The series are drawn on the canvas (CanvasSeries); these invisible ones give the hover tooltip its values. */}
         {hover && refParts}
         {hover && lines.map((l) =>

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { axisMap, extent, logDomain, niceDomain, niceStep, polylines, stepDomain, xMap, yMap, type PlotRect } from '../../src/ui/lib/canvas-plot';
+import { axisMap, extent, heldDomain, logDomain, niceDomain, niceStep, polylines, scheduleDomain, stepDomain, xMap, yMap, type PlotRect } from '../../src/ui/lib/canvas-plot';
+import { plannedSteps } from '../../src/ui/components/useChartFrame';
+import type { RunData } from '../../src/io/runfile';
 import { chartFrame, drawList } from '../../src/ui/components/CanvasSeries';
 
 describe('canvas-plot domains', () => {
@@ -39,9 +41,55 @@ describe('canvas-plot domains', () => {
       { key: '0|r', right: true, colour: '#000', dash: '', dot: false, stack: 's0' },
     ];
     const rows = [{ step: 0, '0|l': 0.2, '0|r': 40 }, { step: 9, '0|l': 0.7, '0|r': 50 }];
-    expect(chartFrame(rows, lines, [], false, false, false)).toEqual({ x: [0, 10], left: [0, 0.8] });
-    expect(chartFrame(rows, lines, [], false, true, false)).toEqual({ x: [0, 10], left: [0.2, 1] });
-    expect(chartFrame([], lines, [], false, false, false)).toEqual({ x: [0, 1], left: [0, 1] });
+    // Headroom of a quarter of the span: 0.7 → 0.875 → nice [0, 1]; log: 0.2–0.7 widened by (3.5)^¼ → 0.1–1.
+    expect(chartFrame(rows, lines, [], false, false, false)).toEqual({ x: [0, 10], left: [0, 1], data: true });
+    expect(chartFrame(rows, lines, [], false, true, false)).toEqual({ x: [0, 10], left: [0.1, 1], data: true });
+    expect(chartFrame([], lines, [], false, false, false)).toEqual({ x: [0, 1], left: [0, 1], data: false });
+    // A known schedule: x is 0 to its end from before the first point; a held y stays while the data fits.
+    expect(chartFrame([], lines, [], false, false, false, 60)).toEqual({ x: [0, 60], left: [0, 1], data: false });
+    expect(chartFrame(rows, lines, [], false, false, false, 60, [0, 2])).toEqual({ x: [0, 60], left: [0, 2], data: true });
+  });
+  it('the step axis spans a known schedule, and falls back to the rounded rule past it or without one', () => {
+    expect(scheduleDomain(null, null, 80)).toEqual([0, 80]);
+    expect(scheduleDomain(1, 1, 80)).toEqual([0, 80]);
+    expect(scheduleDomain(0, 80, 80)).toEqual([0, 80]);
+    // A longer overlay or reference (or a run past its schedule): the rounded end past the last step.
+    expect(scheduleDomain(0, 93, 80)).toEqual(stepDomain([{ step: 0 }, { step: 93 }]));
+    expect(scheduleDomain(0, 37, null)).toEqual([0, 40]);
+    expect(scheduleDomain(null, null, null)).toEqual([0, 1]);
+    // It does not move for any step of the run.
+    expect(new Set(Array.from({ length: 80 }, (_, s) => scheduleDomain(0, s + 1, 80).join())).size).toBe(1);
+  });
+  it('plannedSteps: the longest fixed schedule of the runs, null when none has one', () => {
+    const run = (steps: (number | null)[]) => ({ config: { stages: steps.map((n) => ({ steps: n })) } }) as unknown as RunData;
+    expect(plannedSteps([])).toBeNull();
+    expect(plannedSteps([run([30, 30]), run([100])])).toBe(100);
+    expect(plannedSteps([run([30, null])])).toBeNull();
+    expect(plannedSteps([run([30, null]), run([20])])).toBe(20);
+  });
+  it('a held y domain changes only when a value leaves it, by a generous step, a handful of times per run', () => {
+    expect(heldDomain(null, null, false)).toEqual([0, 1]);
+    expect(heldDomain([0, 2], [0.1, 1.9], false)).toEqual([0, 2]);
+    expect(heldDomain([0, 2], [0.1, 2.1], false)).toEqual([0, 4]);
+    expect(heldDomain(null, [-0.3, 0.2], false)).toEqual([-0.6, 0.4]);
+    expect(heldDomain([0.1, 1], [0.2, 0.9], true)).toEqual([0.1, 1]);
+    expect(heldDomain([0.1, 1], [0.05, 0.9], true)).toEqual([0.02, 2]);
+    // A reward rising 0.01 → 0.9 over 200 steps (the worst case: it always leaves at the top), and an
+    // entropy falling 1.6 → 0.15: each domain holds every value so far, and changes only a few times.
+    for (const series of [Array.from({ length: 200 }, (_, i) => 0.01 + (0.89 * i) / 199), Array.from({ length: 200 }, (_, i) => 1.6 - (1.45 * i) / 199)]) {
+      let d: [number, number] | null = null;
+      let changes = 0;
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const v of series) {
+        [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
+        const next = heldDomain(d, [lo, hi], false);
+        if (next !== d) changes += 1;
+        expect(next[0] <= Math.min(0, lo) && hi <= next[1]).toBe(true);
+        d = next;
+      }
+      expect(changes).toBeLessThanOrEqual(series[0] < 0.5 ? 7 : 1);
+    }
   });
   it('drawList stacks each area on the series before it in its run', () => {
     const lines = ['a', 'b', 'c'].map((key, i) => ({ key, right: false, colour: '#000', dash: '', dot: false, stack: i < 2 ? 's0' : 's1' }));

@@ -1,6 +1,6 @@
 import { memo, useLayoutEffect, useRef } from 'react';
 import { usePlotArea } from 'recharts';
-import { axisMap, extent, logDomain, niceDomain, polylines, stepDomain, type Domain, type PlotRect, type Row } from '../lib/canvas-plot';
+import { axisMap, extent, heldDomain, polylines, scheduleDomain, type Domain, type PlotRect, type Row } from '../lib/canvas-plot';
 import { refBandKey, refMeanKey, refSeedKey, type RefSeries } from '../lib/refchart';
 
 /**
@@ -134,6 +134,7 @@ interface Props {
  */
 export const CanvasSeries = memo(function CanvasSeries({ rows, series, frame, plot, lineScale }: Props) {
   const canvas = useRef<HTMLCanvasElement>(null);
+  const draws = useRef(0);
   useLayoutEffect(() => {
     const c = canvas.current;
     if (!c || !plot) return;
@@ -151,6 +152,8 @@ export const CanvasSeries = memo(function CanvasSeries({ rows, series, frame, pl
     ctx.lineJoin = 'round';
     const drawn = drawSeries(ctx, rows, series, frame, plot, lineScale);
     c.setAttribute('data-drawn', JSON.stringify(drawn));
+    // How many times the canvas has drawn (e2e/lab.spec.ts compares it with the frame's re-renders).
+    c.setAttribute('data-draws', String((draws.current += 1)));
   }, [rows, series, frame, plot, lineScale]);
   const style = plot ? { left: plot.x - PAD, top: plot.y - PAD, width: plot.width + 2 * PAD, height: plot.height + 2 * PAD } : { display: 'none' };
   return <canvas ref={canvas} className="chart-canvas" style={style} data-testid="chart-canvas" aria-hidden="true" />;
@@ -184,21 +187,22 @@ export function drawList(lines: readonly LineSpec[], refs: readonly RefSeries[],
 }
 
 /**
- * The x and left-y domains for the rows: x from the first step to a nice step past the last;
- * y nice-rounded and holding 0 (recharts' [0, 'auto']), or 1–2–5 ends on a log axis.
+ * The x and left-y domains for the rows: x spans the schedule of `planned` steps (scheduleDomain);
+ * the left y holds the data with headroom and stays `prevLeft` while the data fits in it (heldDomain).
+ * `data`: whether the left domain came from values (an empty chart's default is not held).
  */
-export function chartFrame(rows: readonly Row[], lines: readonly LineSpec[], refs: readonly RefSeries[], seeds: boolean, log: boolean, stacked: boolean): { x: Domain; left: Domain } {
+export function chartFrame(rows: readonly Row[], lines: readonly LineSpec[], refs: readonly RefSeries[], seeds: boolean, log: boolean, stacked: boolean, planned: number | null = null, prevLeft: Domain | null = null): { x: Domain; left: Domain; data: boolean } {
   let lo = Infinity;
   let hi = -Infinity;
   for (const r of rows) {
     if (r.step < lo) lo = r.step;
     if (r.step > hi) hi = r.step;
   }
-  const x = stepDomain(rows.length ? [{ step: lo }, { step: hi }] : []);
+  const x = rows.length ? scheduleDomain(lo, hi, planned) : scheduleDomain(null, null, planned);
   const leftRefs = refs.filter((r) => !r.right);
   const keys = [...(stacked ? [] : lines.filter((l) => !l.right).map((l) => l.key)), ...leftRefs.flatMap((r) => [refBandKey(r.id), refMeanKey(r.id), ...(seeds ? r.seeds.map((s) => refSeedKey(r.id, s)) : [])])];
   const stacks = stacked ? [...new Set(lines.map((l) => l.stack))].map((s) => lines.filter((l) => l.stack === s).map((l) => l.key)) : [];
   const e = extent(rows, keys, stacks);
-  if (log) return { x, left: e ? logDomain(e[0], e[1]) : [1, 10] };
-  return { x, left: e ? niceDomain(Math.min(0, e[0]), Math.max(0, e[1])) : [0, 1] };
+  // data: the left domain came from values (not the empty default), so it may be held for the next rows.
+  return { x, left: heldDomain(prevLeft, e, log), data: e !== null && (!log || e[0] > 0) };
 }

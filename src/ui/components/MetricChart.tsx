@@ -1,19 +1,19 @@
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { buildRows, columnKey, drawnSeries, onlyZeros, type ChartSpec, type RewardFamily } from '../lib/chartdata';
+import { buildRows, columnKey, drawnSeries, type ChartSpec, type RewardFamily } from '../lib/chartdata';
 import { composeChartSvg, type PngLegendEntry } from '../lib/chartpng';
 import type { RunEvent } from '../lib/explain';
 import { downloadBlob, safeFileName, serializeSvg, svgMarkupToPngBlob } from '../lib/download';
 import { mergeReferenceRows, refBandKey, referenceLegends, referenceSeries, refMeanKey, refSeedKey } from '../lib/refchart';
 import type { ReferenceFile } from '../lib/reference';
 import type { RunData } from '../../io/runfile';
-import { fitDomain } from '../lib/findingview';
 import { useLab } from '../store';
 import { useOnScreen } from '../lib/onscreen';
 import { chartBudget, useRedrawInterval, useStaggered } from '../lib/stagger';
 import { compactTooltip, EVENT_COLOURS, EventLabels } from './ChartParts';
-import { CanvasSeries, chartFrame, drawList, drawSeries, PlotReporter, type Frame } from './CanvasSeries';
-import type { Domain, PlotRect } from '../lib/canvas-plot';
+import { CanvasSeries, drawList, drawSeries, PlotReporter } from './CanvasSeries';
+import type { PlotRect } from '../lib/canvas-plot';
+import { useChartFrame } from './useChartFrame';
 import { useChartHover } from './useChartHover';
 
 /** A chart redraws at most this often while metrics stream in (see useStaggered). */
@@ -112,9 +112,6 @@ const targetLabel = (p: { x?: number | string; y?: number | string }) => (
  */
 const MARGIN = { top: 6, right: 12, bottom: 0, left: 0 };
 const MARGIN_RIGHT_AXIS = { top: 6, right: 4, bottom: 0, left: 0 };
-const RIGHT_DOMAIN: Domain = [0, 1];
-/** A left axis with no value but 0 (e.g. the clip fractions of an on-policy run): 0–1, not recharts' 0–4. */
-const Y_DOMAIN_ZERO: Domain = [0, 1];
 const TOOLTIP_STYLE = { fontSize: 11 };
 /** Columns of the two rows that span the axes (frameRows). */
 const FRAME_L = '__frame_l';
@@ -270,21 +267,9 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       ]),
     [refSeries, refSeeds],
   );
-  // No left-axis value but 0 (or none yet: on-policy clip fractions are not measured): recharts would label it 0–4.
-  // Column keys hold '|' (columnKey), so the memo key joins them with a newline.
-  const leftKeys = lineList
-    .filter((l) => !l.right)
-    .map((l) => l.key)
-    .join('\n');
-  const flatZero = useMemo(() => !log && onlyZeros(rows, leftKeys.split('\n')), [rows, log, leftKeys]);
-  // The axis domains, computed here and nice-rounded (lib/canvas-plot.ts): recharts' frame (axes,
-  // ticks, grid, marks) re-renders only when one changes; a new point redraws only the canvas.
-  // A findings chart spans its data (spec.fitY).
-  const frame = useMemo(() => chartFrame(rows, lines, refSeries, refSeeds, log, stacked), [rows, lines, refSeries, refSeeds, log, stacked]);
-  const fitY = spec.fitY && !log ? fitDomain(rows, [entropyTarget]) : null;
-  const yLeft = fitY ?? (flatZero ? Y_DOMAIN_ZERO : frame.left);
-  const frameKey = `${frame.x}|${yLeft}|${log}`;
-  const shown = useMemo<Frame>(() => ({ x: frame.x, left: yLeft, right: RIGHT_DOMAIN, log }), [frameKey]);
+  // The axis domains (useChartFrame): x spans the runs' schedule, y holds the data with headroom; recharts'
+  // frame (axes, ticks, grid, marks) re-renders only when one changes; a new point redraws only the canvas.
+  const shown = useChartFrame({ rows, lines, refs: refSeries, seeds: refSeeds, log, stacked, runs, smoothing, fitY: !!spec.fitY, entropyTarget });
   const yDomain = shown.left;
   const series = useMemo(() => drawList(lines, refSeries, refSeeds, stacked), [lines, refSeries, refSeeds, stacked]);
   const [plot, setPlot] = useState<PlotRect | null>(null);
@@ -299,7 +284,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         <CartesianGrid stroke="#e5e7eb" strokeDasharray="3 3" />
         <XAxis dataKey="step" type="number" domain={shown.x} allowDecimals={false} interval={0} tick={AxisTick} />
         <YAxis yAxisId="l" scale={log ? 'log' : 'auto'} domain={yDomain} allowDataOverflow={log} interval={0} tick={AxisTick} width={projector ? 64 : 44} />
-        {hasRight && <YAxis yAxisId="r" orientation="right" domain={RIGHT_DOMAIN} interval={0} tick={AxisTick} width={projector ? 44 : 30} />}
+        {hasRight && <YAxis yAxisId="r" orientation="right" domain={shown.right} interval={0} tick={AxisTick} width={projector ? 44 : 30} />}
         {hover && (spec.compactTooltip ? <Tooltip isAnimationActive={false} content={CompactTooltip} /> : <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />)}
         {stageLines.map((b) => (
           <ReferenceLine key={b.step} className="stage-mark" yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: STAGE_LABEL_POSITION, content: stageLabel(b.stage) }} />
@@ -348,6 +333,12 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     ),
     [chartRows, hasRight, parts, syncId, projector],
   );
+  // Each new chart element is a re-render of recharts' frame: counted, with the frame it shows, for e2e/lab.spec.ts.
+  const frameRenders = useRef(0);
+  useLayoutEffect(() => {
+    figure.current?.setAttribute('data-frame-renders', String((frameRenders.current += 1)));
+    figure.current?.setAttribute('data-frame', JSON.stringify(shown));
+  }, [chart, shown]);
   const legendLines = runs.length === 0 && refLegend.length > 0 ? NONE : lines;
   // The PNG: the chart's SVG (axes, grid, lines, marks) under its title, the x axis named, the legend below (lib/chartpng.ts).
   const exportPng = async () => {

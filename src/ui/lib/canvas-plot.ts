@@ -69,6 +69,47 @@ export function stepDomain(rows: readonly Row[]): Domain {
 }
 
 /**
+ * The x domain of steps lo..hi (null: no rows) when the longest drawn run's schedule is `planned`
+ * steps (null: open-ended, or no run): 0 to the schedule's end from the run's start, so it does not
+ * move while the run trains; past the schedule (a longer overlay or reference, or no schedule),
+ * the rounded rule (stepDomain).
+ */
+export function scheduleDomain(lo: number | null, hi: number | null, planned: number | null): Domain {
+  if (planned !== null && planned > 0 && (hi === null || hi <= planned)) return [0, planned];
+  return lo === null || hi === null ? [0, 1] : stepDomain([{ step: lo }, { step: hi }]);
+}
+
+/** Headroom past the data when a y domain has to change: a quarter of the span (on a log axis, of its decades). */
+const HEADROOM = 0.25;
+/** Whether the domain d holds [lo, hi]. */
+export const holds = (d: Domain | null, lo: number, hi: number): d is Domain => !!d && d[0] <= lo && hi <= d[1];
+
+/**
+ * The left y domain: `prev` (the one shown) while every value [lo, hi] still lies in it, so a new
+ * point rarely changes it; otherwise nice-rounded around the data plus HEADROOM on the side(s) away
+ * from 0 (and at least twice the old span) (linear: holding 0, as recharts' [0, 'auto']; log: 1–2–5 ends).
+ */
+export function heldDomain(prev: Domain | null, e: Domain | null, log: boolean): Domain {
+  if (log) {
+    if (!e || !(e[0] > 0)) return prev ?? [1, 10];
+    if (holds(prev, e[0], e[1])) return prev;
+    const f = Math.max(10 ** (HEADROOM * Math.log10(e[1] / e[0])), 1.25);
+    return logDomain(e[0] / f, e[1] * f);
+  }
+  if (!e) return prev ?? [0, 1];
+  const lo = Math.min(0, e[0]);
+  const hi = Math.max(0, e[1]);
+  if (holds(prev, lo, hi)) return prev;
+  const pad = (hi - lo || Math.abs(hi) || 1) * HEADROOM;
+  let [a, b] = [lo < 0 ? lo - pad : lo, hi > 0 ? hi + pad : hi];
+  // Leaving a held domain, its span at least doubles on that side: a series that keeps growing
+  // (a reward from 0.01 to 0.9) changes the frame a handful of times, not once per new high.
+  if (prev && hi > prev[1]) b = Math.max(b, prev[1] + (prev[1] - prev[0]));
+  if (prev && lo < prev[0]) a = Math.min(a, prev[0] - (prev[1] - prev[0]));
+  return niceDomain(a, b);
+}
+
+/**
  * The least and greatest value of the columns `keys` over the rows ([lower, upper] bands
  * included). `stacks` (stacked areas): groups of keys whose values add up, the sum counted.
  */

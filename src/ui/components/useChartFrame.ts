@@ -1,0 +1,73 @@
+import { useMemo, useRef } from 'react';
+import { fixedRunSteps } from '../../rl/config';
+import type { RunData } from '../../io/runfile';
+import { onlyZeros } from '../lib/chartdata';
+import { fitDomain } from '../lib/findingview';
+import { holds, type Domain, type Row } from '../lib/canvas-plot';
+import type { RefSeries } from '../lib/refchart';
+import { chartFrame, type Frame } from './CanvasSeries';
+
+/** The right axis (fractions) is always 0–1. */
+const RIGHT_DOMAIN: Domain = [0, 1];
+/** A left axis with no value but 0 (e.g. the clip fractions of an on-policy run): 0–1, not recharts' 0–4. */
+const Y_DOMAIN_ZERO: Domain = [0, 1];
+
+interface LineSpec {
+  key: string;
+  right: boolean;
+  colour: string;
+  dash: string;
+  dot: boolean;
+  stack: string;
+}
+
+/** The longest fixed schedule among the runs (lib/canvas-plot.ts scheduleDomain); null when none has one. */
+export function plannedSteps(runs: readonly RunData[]): number | null {
+  let most: number | null = null;
+  for (const r of runs) {
+    const n = fixedRunSteps(r.config);
+    if (n !== null && (most === null || n > most)) most = n;
+  }
+  return most;
+}
+
+interface Args {
+  rows: readonly Row[];
+  lines: readonly LineSpec[];
+  refs: readonly RefSeries[];
+  seeds: boolean;
+  log: boolean;
+  stacked: boolean;
+  runs: readonly RunData[];
+  smoothing: number;
+  /** A findings chart spans its data and its marks (spec.fitY). */
+  fitY: boolean;
+  entropyTarget: number | null;
+}
+
+/**
+ * The frame a chart shows (x, left and right domains, log): x spans the runs' schedule, and the
+ * left y stays as it was while every value lies in it (chartFrame), so while a run trains the frame
+ * (recharts' axes, ticks, grid, marks) changes a handful of times and a new point redraws only the
+ * canvas. Held across redraws of the same thing drawn; another run, series set, reference, log or
+ * smoothing starts it afresh. The returned object changes only when a domain does.
+ */
+export function useChartFrame({ rows, lines, refs, seeds, log, stacked, runs, smoothing, fitY, entropyTarget }: Args): Frame {
+  const planned = plannedSteps(runs);
+  const key = `${runs.map((r) => r.id).join(',')}|${smoothing}|${log}|${seeds}|${stacked}|${fitY}|${entropyTarget}`;
+  const held = useRef<{ key: string; lines: readonly LineSpec[]; refs: readonly RefSeries[]; left: Domain | null }>({ key, lines, refs, left: null });
+  const h = held.current;
+  if (h.key !== key || h.lines !== lines || h.refs !== refs) Object.assign(h, { key, lines, refs, left: null });
+  const computed = useMemo(() => {
+    const flatZero = !log && onlyZeros(rows, lines.filter((l) => !l.right).map((l) => l.key));
+    const frame = chartFrame(rows, lines, refs, seeds, log, stacked, planned, h.left);
+    const fit = fitY && !log ? fitDomain(rows, [entropyTarget]) : null;
+    const left: Domain = fit ? (h.left && holds(h.left, fit[0], fit[1]) ? h.left : fit) : flatZero ? Y_DOMAIN_ZERO : frame.left;
+    // An empty chart's default (and the all-zero 0–1) is not held: the first values choose the domain.
+    h.left = fit || (frame.data && !flatZero) ? left : null;
+    return { x: frame.x, left };
+  }, [rows, lines, refs, seeds, log, stacked, planned, fitY, entropyTarget, h, key]);
+  const { x, left } = computed;
+  const frameKey = `${x}|${left}|${log}`;
+  return useMemo<Frame>(() => ({ x, left, right: RIGHT_DOMAIN, log }), [frameKey]);
+}

@@ -64,6 +64,61 @@ test('trains a tiny preset: one step, then play to the end; charts and rollouts 
   expect(Math.max(0, ...tasks)).toBeLessThan(500);
 });
 
+test('a new point redraws only the canvas: the frame spans the schedule and recharts re-renders it only when a range changes', async ({ page }) => {
+  test.setTimeout(300_000);
+  await openLab(page, longTinyUrl(100));
+  const chart = (id: string) => page.getByTestId(`chart-${id}`);
+  const frameOf = async (id: string) => JSON.parse((await chart(id).getAttribute('data-frame')) ?? 'null') as { x: number[]; left: number[] };
+  const stepOnce = async (n: number) => {
+    await page.getByTestId('step').click();
+    await expect(page.getByTestId('step-counter')).toHaveText(String(n), { timeout: 60_000 });
+    await waitForState(page, 'paused');
+    await expect(chart('entropy')).toHaveAttribute('data-points', String(n), { timeout: 10_000 });
+  };
+  await stepOnce(1);
+  // The step axis spans the run's whole schedule (2 × 100 steps) from its first point.
+  await expect.poll(async () => (await frameOf('entropy')).x, { timeout: 10_000 }).toEqual([0, 200]);
+  // From here, per chart: what each recharts frame re-render changed (data-frame-cause), the canvas draws, the new points.
+  const ids = ['entropy', 'reward', 'entropy-coeff', 'length'];
+  await page.evaluate((ids) => {
+    const w = window as unknown as { __frames: Record<string, { causes: string[]; draws: number; newPoints: number }> };
+    w.__frames = {};
+    for (const id of ids) {
+      const fig = document.querySelector(`[data-testid="chart-${id}"]`)!;
+      const canvas = fig.querySelector('canvas.chart-canvas')!;
+      const read = () => ({ renders: fig.getAttribute('data-frame-renders'), cause: fig.getAttribute('data-frame-cause') ?? '', points: fig.getAttribute('data-points'), draws: canvas.getAttribute('data-draws') });
+      let last = read();
+      const s = { causes: [] as string[], draws: 0, newPoints: 0 };
+      w.__frames[id] = s;
+      const see = () => {
+        const now = read();
+        if (now.renders !== last.renders) s.causes.push(now.cause);
+        s.draws += Number(now.draws) - Number(last.draws);
+        if (now.points !== last.points) s.newPoints += 1;
+        last = now;
+      };
+      new MutationObserver(see).observe(fig, { attributes: true, attributeFilter: ['data-frame-renders', 'data-points'] });
+      new MutationObserver(see).observe(canvas, { attributes: true, attributeFilter: ['data-draws'] });
+    }
+  }, ids);
+  const N = 6;
+  for (let n = 2; n <= N + 1; n++) await stepOnce(n);
+  const frames = () => page.evaluate(() => (window as unknown as { __frames: Record<string, { causes: string[]; draws: number; newPoints: number }> }).__frames);
+  await expect.poll(async () => Math.min(...Object.values(await frames()).map((s) => s.draws)), { timeout: 10_000 }).toBeGreaterThanOrEqual(N);
+  const seen = await frames();
+  console.log(`${N} single steps: frame re-renders (their causes) vs canvas draws: ${JSON.stringify(seen)}`);
+  for (const id of ids) {
+    const s = seen[id];
+    expect(s.newPoints, id).toBeGreaterThanOrEqual(N);
+    // The canvas drew every new point; recharts' frame re-rendered only where a range (or an event mark) changed.
+    expect(s.draws, id).toBeGreaterThanOrEqual(N);
+    expect(s.causes.filter((c) => !/\b(range|events)\b/.test(c)), id).toEqual([]);
+    expect(s.causes.filter((c) => /\brange\b/.test(c)).length, id).toBeLessThanOrEqual(2);
+  }
+  // The step axis did not move.
+  for (const id of ids) expect((await frameOf(id)).x, id).toEqual([0, 200]);
+});
+
 test('pause, resume, and a live edit of a future stage', async ({ page }) => {
   await openLab(page, longTinyUrl(30));
   const paused = await playThenPause(page, 3);

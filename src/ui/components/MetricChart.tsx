@@ -334,11 +334,18 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     [chartRows, hasRight, parts, syncId, projector],
   );
   // Each new chart element is a re-render of recharts' frame: counted, with the frame it shows, for e2e/lab.spec.ts.
+  // data-frame-cause names what changed (a range, the marks, the series set, ...).
   const frameRenders = useRef(0);
+  const causes = { range: shown, lines, stages: stageLines, events: eventLines, target: entropyTarget, refs: refParts, hover, hasRight, projector, syncId };
+  const lastCauses = useRef<Record<string, unknown>>({});
   useLayoutEffect(() => {
-    figure.current?.setAttribute('data-frame-renders', String((frameRenders.current += 1)));
-    figure.current?.setAttribute('data-frame', JSON.stringify(shown));
-  }, [chart, shown]);
+    const el = figure.current;
+    if (!el) return;
+    el.setAttribute('data-frame-renders', String((frameRenders.current += 1)));
+    el.setAttribute('data-frame', JSON.stringify(shown));
+    el.setAttribute('data-frame-cause', Object.keys(causes).filter((k) => causes[k as keyof typeof causes] !== lastCauses.current[k]).join(' '));
+    lastCauses.current = causes;
+  }, [chart]);
   const legendLines = runs.length === 0 && refLegend.length > 0 ? NONE : lines;
   // The PNG: the chart's SVG (axes, grid, lines, marks) under its title, the x axis named, the legend below (lib/chartpng.ts).
   const exportPng = async () => {

@@ -178,6 +178,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   // import, an overlay) updates are rare and a chart draws within REDRAW_MS, as before.
   const training = useLab((s) => s.runState === 'running' || s.runState === 'starting');
   interval.current = training ? budgeted : REDRAW_MS;
+  // A run started and not over (training or paused): the step axis spans its schedule (useChartFrame).
+  const midRun = useLab((s) => s.runState === 'running' || s.runState === 'starting' || s.runState === 'paused');
   const { rows, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = drawn;
   // What the chart holds, drawn or (off screen) waiting to be: its data-* attributes say this.
   const held = onScreen ? drawn : latest;
@@ -269,7 +271,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   );
   // The axis domains (useChartFrame): x spans the runs' schedule, y holds the data with headroom; recharts'
   // frame (axes, ticks, grid, marks) re-renders only when one changes; a new point redraws only the canvas.
-  const shown = useChartFrame({ rows, lines, refs: refSeries, seeds: refSeeds, log, stacked, runs, smoothing, fitY: !!spec.fitY, entropyTarget });
+  const shown = useChartFrame({ rows, lines, refs: refSeries, seeds: refSeeds, log, stacked, runs, smoothing, fitY: !!spec.fitY, entropyTarget, training: midRun });
   const yDomain = shown.left;
   const series = useMemo(() => drawList(lines, refSeries, refSeeds, stacked), [lines, refSeries, refSeeds, stacked]);
   const [plot, setPlot] = useState<PlotRect | null>(null);

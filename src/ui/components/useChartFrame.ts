@@ -43,17 +43,20 @@ interface Args {
   /** A findings chart spans its data and its marks (spec.fitY). */
   fitY: boolean;
   entropyTarget: number | null;
+  /** A run is training or paused: only then does the step axis span the schedule (a finished or imported run's spans its data). */
+  training: boolean;
 }
 
 /**
- * The frame a chart shows (x, left and right domains, log): x spans the runs' schedule, and the
+ * The frame a chart shows (x, left and right domains, log): while a run trains (or is paused) x spans the runs'
+ * schedule (after, the data: an imported log's config may plan more steps than it has), and the
  * left y stays as it was while every value lies in it (chartFrame), so while a run trains the frame
  * (recharts' axes, ticks, grid, marks) changes a handful of times and a new point redraws only the
  * canvas. Held across redraws of the same thing drawn; another run, series set, reference, log or
  * smoothing starts it afresh. The returned object changes only when a domain does.
  */
-export function useChartFrame({ rows, lines, refs, seeds, log, stacked, runs, smoothing, fitY, entropyTarget }: Args): Frame {
-  const planned = plannedSteps(runs);
+export function useChartFrame({ rows, lines, refs, seeds, log, stacked, runs, smoothing, fitY, entropyTarget, training }: Args): Frame {
+  const planned = training ? plannedSteps(runs) : null;
   const key = `${runs.map((r) => r.id).join(',')}|${smoothing}|${log}|${seeds}|${stacked}|${fitY}|${entropyTarget}`;
   const held = useRef<{ key: string; lines: readonly LineSpec[]; refs: readonly RefSeries[]; left: Domain | null }>({ key, lines, refs, left: null });
   const h = held.current;

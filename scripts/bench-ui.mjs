@@ -144,7 +144,7 @@ async function pageRun(server, view) {
     const longTasks = await page.evaluate(() => window.__longTasks);
     const profile = prof ? await prof.report(`${server}-${view}`) : undefined;
     // Per chart since page load: recharts frame re-renders and canvas draws (MetricChart / CanvasSeries data-*).
-    const chartFrames = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('figure.chart[data-frame-renders]')].map((f) => [f.dataset.testid, { frame_renders: Number(f.dataset.frameRenders), canvas_draws: Number(f.querySelector('canvas.chart-canvas')?.dataset.draws ?? 0), frame: f.dataset.frame }])));
+    const chartFrames = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('figure.chart[data-frame-renders]')].map((f) => [f.dataset.testid, { frame_renders: Number(f.dataset.frameRenders), canvas_draws: Number(f.querySelector('canvas.chart-canvas')?.dataset.draws ?? 0), frame: f.dataset.frame, causes: f.dataset.frameCauses }])));
     return { ...result, long_tasks_ms: longTasks, chart_frames: chartFrames, page_threads: engineThreads, status: await page.getByTestId('status-message').textContent().catch(() => null), ...(profile ? { profile } : {}) };
   } finally {
     await page.close();

@@ -336,16 +336,20 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     [chartRows, hasRight, parts, syncId, projector],
   );
   // Each new chart element is a re-render of recharts' frame: counted, with the frame it shows, for e2e/lab.spec.ts.
-  // data-frame-cause names what changed (a range, the marks, the series set, ...).
+  // data-frame-cause names what changed (a range, the marks, the series set, ...); data-frame-causes counts them.
   const frameRenders = useRef(0);
   const causes = { range: shown, lines, stages: stageLines, events: eventLines, target: entropyTarget, refs: refParts, hover, hasRight, projector, syncId };
   const lastCauses = useRef<Record<string, unknown>>({});
+  const causeCounts = useRef<Record<string, number>>({});
   useLayoutEffect(() => {
     const el = figure.current;
     if (!el) return;
     el.setAttribute('data-frame-renders', String((frameRenders.current += 1)));
     el.setAttribute('data-frame', JSON.stringify(shown));
-    el.setAttribute('data-frame-cause', Object.keys(causes).filter((k) => causes[k as keyof typeof causes] !== lastCauses.current[k]).join(' '));
+    const cause = Object.keys(causes).filter((k) => causes[k as keyof typeof causes] !== lastCauses.current[k]).join(' ');
+    el.setAttribute('data-frame-cause', cause);
+    causeCounts.current[cause] = (causeCounts.current[cause] ?? 0) + 1;
+    el.setAttribute('data-frame-causes', JSON.stringify(causeCounts.current));
     lastCauses.current = causes;
   }, [chart]);
   const legendLines = runs.length === 0 && refLegend.length > 0 ? NONE : lines;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labelWidth, layoutEventLabels } from '../../src/ui/lib/eventlayout';
+import { labelWidth, layoutEventLabels, placeEventMarks, ROW_HEIGHT } from '../../src/ui/lib/eventlayout';
 
 const box = (x: number, anchor: 'start' | 'end', text: string) => (anchor === 'start' ? [x, x + labelWidth(text)] : [x - labelWidth(text), x]);
 const overlaps = (a: number[], b: number[]) => a[0] < b[1] && b[0] < a[1];
@@ -55,5 +55,27 @@ describe('event label layout', () => {
     expect(out.map((o) => o.shown)).toEqual([true, false, true]);
     expect(out[0].x).toBe(252);
     expect(out[2].x).toBe(62);
+  });
+});
+
+describe('event marks on the canvas', () => {
+  const plot = { x: 44, y: 6, width: 256, height: 140 };
+  it('a line at each step on the x domain, off-domain ones not drawn, labels in rows above the foot', () => {
+    const marks = placeEventMarks(
+      [
+        { step: 50, label: 'α on' },
+        { step: 51, label: 'α off' },
+        { step: 250, label: 'α on' },
+      ],
+      [0, 200],
+      plot,
+    );
+    expect(marks[0].x).toBe(44 + 64);
+    expect(marks[1].x).toBeCloseTo(44 + 51 * 1.28);
+    // Past the domain's end: neither line nor label.
+    expect(marks[2].x).toBeNull();
+    expect(marks[2].label.shown).toBe(false);
+    // The two near labels stacked: the lowest row 3 px above the foot, the next ROW_HEIGHT above it.
+    expect(marks.slice(0, 2).map((m) => m.label.y).sort((a, b) => b - a)).toEqual([6 + 140 - 3, 6 + 140 - 3 - ROW_HEIGHT]);
   });
 });

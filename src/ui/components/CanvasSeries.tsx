@@ -2,6 +2,8 @@ import { memo, useLayoutEffect, useRef } from 'react';
 import { usePlotArea } from 'recharts';
 import { axisMap, extent, heldDomain, polylines, scheduleDomain, type Domain, type PlotRect, type Row } from '../lib/canvas-plot';
 import { refBandKey, refMeanKey, refSeedKey, type RefSeries } from '../lib/refchart';
+import type { RunEvent } from '../lib/explain';
+import { drawEventMarks } from './ChartParts';
 
 /**
  * What one drawn series looks like (the recharts Line / Area it replaces): a line, a stacked
@@ -110,6 +112,12 @@ export function drawSeries(ctx: CanvasRenderingContext2D, rows: readonly Row[], 
   return drawn;
 }
 
+/** A chart's canvas drawing: its event marks (lines and labels, ChartParts.tsx), then its series over them. */
+export function drawChart(ctx: CanvasRenderingContext2D, rows: readonly Row[], series: readonly DrawSeries[], frame: Frame, plot: PlotRect, lineScale: number, events: readonly RunEvent[], font: string) {
+  drawEventMarks(ctx, events, frame.x, plot, font);
+  return drawSeries(ctx, rows, series, frame, plot, lineScale);
+}
+
 /** Inside the recharts chart: reports its plot area whenever recharts lays the frame out again. */
 export const PlotReporter = memo(function PlotReporter({ onPlot }: { onPlot(p: PlotRect): void }) {
   const p = usePlotArea();
@@ -126,13 +134,15 @@ interface Props {
   plot: PlotRect | null;
   /** Line widths × this (view=projector draws thicker lines). */
   lineScale: number;
+  /** The active run's event marks on this chart (drawn under the series). */
+  events: readonly RunEvent[];
 }
 
 /**
- * The series of one chart on a <canvas> laid exactly over recharts' plot area (PAD px larger on
+ * The series (and event marks) of one chart on a <canvas> laid exactly over recharts' plot area (PAD px larger on
  * each side), at devicePixelRatio: a new point redraws this canvas, not recharts' SVG.
  */
-export const CanvasSeries = memo(function CanvasSeries({ rows, series, frame, plot, lineScale }: Props) {
+export const CanvasSeries = memo(function CanvasSeries({ rows, series, frame, plot, lineScale, events }: Props) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const draws = useRef(0);
   useLayoutEffect(() => {
@@ -150,11 +160,13 @@ export const CanvasSeries = memo(function CanvasSeries({ rows, series, frame, pl
     // The drawing's origin is the SVG's: the canvas starts PAD px before the plot.
     ctx.setTransform(dpr, 0, 0, dpr, (PAD - plot.x) * dpr, (PAD - plot.y) * dpr);
     ctx.lineJoin = 'round';
-    const drawn = drawSeries(ctx, rows, series, frame, plot, lineScale);
+    const drawn = drawChart(ctx, rows, series, frame, plot, lineScale, events, events.length ? getComputedStyle(c).fontFamily : '');
     c.setAttribute('data-drawn', JSON.stringify(drawn));
+    // The event marks drawn (e2e/lab.spec.ts: a new one redraws the canvas, not the frame).
+    c.setAttribute('data-marks', events.map((e) => `${e.kind}@${e.step}`).join(' '));
     // How many times the canvas has drawn (e2e/lab.spec.ts compares it with the frame's re-renders).
     c.setAttribute('data-draws', String((draws.current += 1)));
-  }, [rows, series, frame, plot, lineScale]);
+  }, [rows, series, frame, plot, lineScale, events]);
   const style = plot ? { left: plot.x - PAD, top: plot.y - PAD, width: plot.width + 2 * PAD, height: plot.height + 2 * PAD } : { display: 'none' };
   return <canvas ref={canvas} className="chart-canvas" style={style} data-testid="chart-canvas" aria-hidden="true" />;
 });

@@ -1,7 +1,7 @@
 import { memo } from 'react';
-import { usePlotArea, useXAxisScale } from 'recharts';
 import type { EventKind, RunEvent } from '../lib/explain';
-import { layoutEventLabels } from '../lib/eventlayout';
+import { placeEventMarks } from '../lib/eventlayout';
+import type { PlotRect } from '../lib/canvas-plot';
 
 /** Event marker colours (lib/explain.ts kinds). */
 export const EVENT_COLOURS: Record<EventKind, string> = {
@@ -14,38 +14,68 @@ export const EVENT_COLOURS: Record<EventKind, string> = {
   'all-dropped': '#b45309',
 };
 
-const ROW_HEIGHT = 11;
+/**
+ * Draws a chart's event marks on the canvas (components/CanvasSeries.tsx), under its series: a
+ * dotted line at each event's step, clipped to the plot, and its label laid out so none overlaps
+ * another or runs past an edge (lib/eventlayout.ts); a label with no room is left out (its line
+ * stays). On the canvas, not as recharts children, a new event redraws the canvas only, not
+ * recharts' frame. `font`: the chart's font family (the SVG labels inherited it).
+ */
+export function drawEventMarks(ctx: CanvasRenderingContext2D, events: readonly RunEvent[], domain: readonly [number, number], plot: PlotRect, font: string) {
+  if (events.length === 0) return;
+  const places = placeEventMarks(events, domain, plot);
+  ctx.save();
+  ctx.lineWidth = 1;
+  ctx.setLineDash([2, 3]);
+  ctx.globalAlpha = 0.7;
+  events.forEach((e, i) => {
+    const x = places[i].x;
+    if (x === null) return;
+    ctx.strokeStyle = EVENT_COLOURS[e.kind];
+    ctx.beginPath();
+    ctx.moveTo(x, plot.y + plot.height);
+    ctx.lineTo(x, plot.y);
+    ctx.stroke();
+  });
+  ctx.globalAlpha = 1;
+  ctx.font = `9px ${font}`;
+  ctx.textBaseline = 'alphabetic';
+  events.forEach((e, i) => {
+    const l = places[i].label;
+    if (!l.shown) return;
+    ctx.fillStyle = EVENT_COLOURS[e.kind];
+    ctx.textAlign = l.anchor === 'start' ? 'left' : 'right';
+    ctx.fillText(e.label, l.x, l.y);
+  });
+  ctx.restore();
+}
 
 /**
- * The labels of a chart's event lines, laid out inside the plot so none overlaps another or runs
- * past an edge (lib/eventlayout.ts); the SVG <title> is the hover tooltip. A label with no room
- * is left out (its line stays). Rendered inside the recharts chart, reading its x scale.
+ * The event marks as text, over the canvas where their labels are drawn: each label (transparent)
+ * with its reason as an SVG <title>, so it is read out by a screen reader and shows as a hover
+ * tooltip, and e2e tests find `.event-marker[data-kind][data-step]`. Outside recharts: a new
+ * event re-renders this list only.
  */
-export const EventLabels = memo(function EventLabels({ events }: { events: readonly RunEvent[] }) {
-  const plot = usePlotArea();
-  const scale = useXAxisScale();
-  if (!plot || !scale || events.length === 0) return null;
-  const xs = events.map((e) => Number(scale(e.step)));
-  const placed = layoutEventLabels(
-    events.map((e, i) => ({ x: xs[i], text: e.label })),
-    { left: plot.x, right: plot.x + plot.width },
-  );
-  const foot = plot.y + plot.height - 3;
+export const EventMarkList = memo(function EventMarkList({ events, domain, plot }: { events: readonly RunEvent[]; domain: readonly [number, number]; plot: PlotRect | null }) {
+  if (!plot || events.length === 0) return null;
+  const places = placeEventMarks(events, domain, plot);
   return (
-    <g className="event-labels">
+    <svg className="event-labels" style={LIST_STYLE} role="list" aria-label="Events marked on this chart">
       {events.map((e, i) =>
-        placed[i].shown ? (
-          <g key={`${e.kind}@${e.step}`} className="event-marker" data-kind={e.kind} data-step={e.step}>
+        places[i].label.shown ? (
+          <g key={`${e.kind}@${e.step}`} className="event-marker" data-kind={e.kind} data-step={e.step} role="listitem">
             <title>{e.detail}</title>
-            <text x={placed[i].x} y={foot - ROW_HEIGHT * placed[i].row} textAnchor={placed[i].anchor} fontSize={9} fill={EVENT_COLOURS[e.kind]}>
+            <text x={places[i].label.x} y={places[i].label.y} textAnchor={places[i].label.anchor} fontSize={9} fill="transparent" style={HIT_STYLE}>
               {e.label}
             </text>
           </g>
         ) : null,
       )}
-    </g>
+    </svg>
   );
 });
+const LIST_STYLE = { position: 'absolute', left: 0, top: 0, width: '100%', height: '100%', overflow: 'visible', pointerEvents: 'none', zIndex: 1 } as const;
+const HIT_STYLE = { pointerEvents: 'visible' } as const;
 
 interface TooltipItem {
   dataKey?: unknown;

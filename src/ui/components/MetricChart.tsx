@@ -10,8 +10,8 @@ import type { RunData } from '../../io/runfile';
 import { useLab } from '../store';
 import { useOnScreen } from '../lib/onscreen';
 import { chartBudget, useRedrawInterval, useStaggered } from '../lib/stagger';
-import { compactTooltip, EVENT_COLOURS, EventLabels } from './ChartParts';
-import { CanvasSeries, drawList, drawSeries, PlotReporter } from './CanvasSeries';
+import { compactTooltip, EVENT_COLOURS, EventMarkList } from './ChartParts';
+import { CanvasSeries, drawChart, drawList, PlotReporter } from './CanvasSeries';
 import type { PlotRect } from '../lib/canvas-plot';
 import { useChartFrame } from './useChartFrame';
 import { useChartHover } from './useChartHover';
@@ -96,7 +96,7 @@ const stageLabel = (stage: number) => {
   return f;
 };
 export { EVENT_COLOURS };
-/** At most this many event markers per chart (the explanation line counts them all); their labels: ChartParts.tsx. */
+/** At most this many event markers per chart (the explanation line counts them all); drawn on the canvas: ChartParts.tsx. */
 const MAX_EVENT_MARKERS = 16;
 const targetLabel = (p: { x?: number | string; y?: number | string }) => (
   <text x={p.x} y={p.y} textAnchor="end" fontSize={10} fill="#b45309">
@@ -291,10 +291,6 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         {stageLines.map((b) => (
           <ReferenceLine key={b.step} className="stage-mark" yAxisId="l" x={b.step} stroke="#94a3b8" strokeDasharray="4 2" label={{ position: STAGE_LABEL_POSITION, content: stageLabel(b.stage) }} />
         ))}
-        {eventLines.map((e) => (
-          <ReferenceLine key={`${e.kind}@${e.step}`} className="event-mark" yAxisId="l" x={e.step} stroke={EVENT_COLOURS[e.kind]} strokeOpacity={0.7} strokeDasharray="2 3" />
-        ))}
-        <EventLabels events={eventLines} />
         {entropyTarget !== null && <ReferenceLine yAxisId="l" y={entropyTarget} stroke="#f59e0b" strokeDasharray="6 3" label={TARGET_LABEL} />}
         <PlotReporter onPlot={onPlot} />
         <Line yAxisId="l" dataKey={FRAME_L} stroke="none" dot={false} activeDot={false} tooltipType="none" legendType="none" isAnimationActive={false} />
@@ -321,7 +317,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         )}
       </>
     ),
-    [log, shown, yDomain, hasRight, hover, stageLines, eventLines, entropyTarget, refParts, lines, stacked, spec.compactTooltip, projector, onPlot],
+    [log, shown, yDomain, hasRight, hover, stageLines, entropyTarget, refParts, lines, stacked, spec.compactTooltip, projector, onPlot],
   );
   // The page re-renders this component on every store change (run state, samples); the chart
   // itself re-renders only when what it draws changed (each chart render is a store dispatch).
@@ -338,7 +334,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   // Each new chart element is a re-render of recharts' frame: counted, with the frame it shows, for e2e/lab.spec.ts.
   // data-frame-cause names what changed (a range, the marks, the series set, ...); data-frame-causes counts them.
   const frameRenders = useRef(0);
-  const causes = { range: shown, lines, stages: stageLines, events: eventLines, target: entropyTarget, refs: refParts, hover, hasRight, projector, syncId };
+  const causes = { range: shown, lines, stages: stageLines, target: entropyTarget, refs: refParts, hover, hasRight, projector, syncId };
   const lastCauses = useRef<Record<string, unknown>>({});
   const causeCounts = useRef<Record<string, number>>({});
   useLayoutEffect(() => {
@@ -365,7 +361,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       const ctx = c.getContext('2d');
       if (ctx) {
         ctx.scale(2, 2);
-        drawSeries(ctx, rows, series, shown, plot, projector ? 2 : 1);
+        drawChart(ctx, rows, series, shown, plot, projector ? 2 : 1, eventLines, getComputedStyle(box.current ?? document.body).fontFamily);
         chart.xml = chart.xml.replace(/<\/svg>$/, `<image href="${c.toDataURL('image/png')}" x="0" y="0" width="${chart.width}" height="${chart.height}"/></svg>`);
       }
     }
@@ -405,7 +401,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         {/* Mounted even when empty: mounting a chart costs more than updating one, so it happens at page load, not while training. */}
         {empty && <div className="chart-empty">no data yet</div>}
         {chart}
-        <CanvasSeries rows={rows} series={series} frame={shown} plot={plot} lineScale={projector ? 2 : 1} />
+        <CanvasSeries rows={rows} series={series} frame={shown} plot={plot} lineScale={projector ? 2 : 1} events={eventLines} />
+        <EventMarkList events={eventLines} domain={shown.x} plot={plot} />
       </div>
       {/* A plain HTML legend: recharts' Legend measures itself and feeds its size back into the chart on each redraw. */}
       <ul className="chart-legend">

@@ -60,3 +60,34 @@ export function layoutEventLabels(labels: readonly EventLabelIn[], opts: EventLa
   }
   return out;
 }
+
+/** Rows of labels above the plot's foot (px apart) and the room under the lowest one. */
+export const ROW_HEIGHT = 11;
+const FOOT_GAP = 3;
+
+/** One event mark on a chart: its line (null: its step lies off the x domain) and its label's place. */
+export interface EventMarkPlace {
+  /** Pixel x of the line, or null when the step is outside the plot (the mark is not drawn). */
+  x: number | null;
+  label: EventLabelOut & { y: number };
+}
+
+/**
+ * Where a chart's event marks go, in px of the chart's SVG: each line at its step on the x domain
+ * (linear, as recharts maps a number axis), clipped to the plot; the labels laid out by
+ * layoutEventLabels, in rows above the plot's foot. Pure: the canvas draws from it, and the
+ * accessible list of marks (components/ChartParts.tsx) places its hover targets with it.
+ */
+export function placeEventMarks(events: readonly { step: number; label: string }[], domain: readonly [number, number], plot: { x: number; y: number; width: number; height: number }): EventMarkPlace[] {
+  const span = domain[1] - domain[0] || 1;
+  const xs = events.map((e) => plot.x + ((e.step - domain[0]) / span) * plot.width);
+  const placed = layoutEventLabels(
+    events.map((e, i) => ({ x: xs[i], text: e.label })),
+    { left: plot.x, right: plot.x + plot.width },
+  );
+  const foot = plot.y + plot.height - FOOT_GAP;
+  return events.map((e, i) => ({
+    x: e.step >= domain[0] && e.step <= domain[1] ? xs[i] : null,
+    label: { ...placed[i], y: foot - ROW_HEIGHT * placed[i].row },
+  }));
+}

@@ -1,5 +1,7 @@
-import { useCallback, useDeferredValue, useMemo, useState } from 'react';
-import { chartSpecs, extraMetricKeys, MANY_RUNS, runsToDraw, stageBoundaries, type RewardFamily } from '../lib/chartdata';
+import { useCallback, useDeferredValue, useMemo, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { RunData } from '../../io/runfile';
+import { chartRun, chartSpecs, extraMetricKeys, MANY_RUNS, runsToDraw, stageBoundaries, type RewardFamily } from '../lib/chartdata';
 import { chartEvents, explainCharts, runEvents, type RunEvent } from '../lib/explain';
 import { shownFor } from '../lib/teach';
 import { explainTiming, timingRun } from '../lib/timing';
@@ -8,14 +10,33 @@ import { ExtraMetricChart } from './ExtraMetricChart';
 import { MetricChart } from './MetricChart';
 import { SmoothingSlider } from './SmoothingSlider';
 
+/** The timing view of a run, the same object while its steps, name and config are (a new evaluation does not redraw the step-time chart). */
+const timedViews = new WeakMap<readonly unknown[], { src: RunData; out: RunData }>();
+const timed = (r: RunData) => {
+  const c = timedViews.get(r.steps);
+  if (c && c.src.id === r.id && c.src.name === r.name && c.src.config === r.config) return c.out;
+  const out = timingRun(r);
+  timedViews.set(r.steps, { src: r, out });
+  return out;
+};
+
+/** `value` as it was while `key` is unchanged: derived arrays rebuilt per metrics batch keep their identity when their content does. */
+function useByContent<T>(value: T, key: string): T {
+  const held = useRef({ key, value });
+  if (held.current.key !== key) held.current = { key, value };
+  return held.current.value;
+}
+const eventKey = (events: readonly RunEvent[]) => events.map((e) => `${e.kind}:${e.step}:${e.label}:${e.detail}`).join('|');
+
 /**
  * The chart grid. Chart data is derived from a deferred copy of the runs, so a metrics batch
  * re-renders the charts in an interruptible background render (the page stays responsive).
+ * The drawn runs are selected shallowly, as chart views (chartRun): a store update that changes
+ * nothing a chart draws (samples, the step counter, another run, a run's note) renders nothing
+ * here, and each MetricChart re-renders only when its own series or props changed.
  */
 export function Charts() {
-  const runsById = useLab((s) => s.runs);
-  const activeRunId = useLab((s) => s.activeRunId);
-  const overlay = useLab((s) => s.overlay);
+  const runsNow = useLab(useShallow((s) => runsToDraw(s.activeRunId, s.overlay, s.runs).map((id) => chartRun(s.runs[id]))));
   const draft = useLab((s) => s.draft);
   const smoothing = useLab((s) => s.smoothing);
   const logScale = useLab((s) => s.logScale);
@@ -27,8 +48,6 @@ export function Charts() {
   });
   const referenceSeeds = useLab((s) => s.referenceSeeds);
   const hidden = useLab((s) => s.hidden);
-  const ids = useMemo(() => runsToDraw(activeRunId, overlay, runsById), [activeRunId, overlay, runsById]);
-  const runsNow = useMemo(() => ids.map((id) => runsById[id]), [ids, runsById]);
   const runs = useDeferredValue(runsNow);
   const smooth = useDeferredValue(smoothing);
   const primaryCfg = runs[0]?.config ?? draft;
@@ -41,13 +60,16 @@ export function Charts() {
   const primary = runs[0];
   const events = useMemo(() => (primary ? runEvents(primary) : []), [primary]);
   const explanations = useMemo(() => (primary && explain ? explainCharts(primary, events) : null), [primary, events, explain]);
-  const eventsBy = useMemo(() => Object.fromEntries(allSpecs.map((s) => [s.id, chartEvents(events, s.id)])) as Record<string, RunEvent[]>, [allSpecs, events]);
+  const eventsNow = useMemo(() => Object.fromEntries(allSpecs.map((s) => [s.id, chartEvents(events, s.id)])) as Record<string, RunEvent[]>, [allSpecs, events]);
+  const eventsBy = useByContent(eventsNow, allSpecs.map((s) => `${s.id}=${eventKey(eventsNow[s.id])}`).join('\n'));
   // The step-time chart draws each step's phases as a stack (lib/timing.ts), with its own reading.
-  const timedRuns = useMemo(() => runs.map(timingRun), [runs]);
+  const timedRuns = useMemo(() => runs.map(timed), [runs]);
   const timingNote = useMemo(() => (primary && explain ? explainTiming(primary) : undefined), [primary, explain]);
-  const boundaries = useMemo(() => (runs[0] ? stageBoundaries(runs[0]) : []), [runs]);
+  const boundariesNow = useMemo(() => (runs[0] ? stageBoundaries(runs[0]) : []), [runs]);
+  const boundaries = useByContent(boundariesNow, boundariesNow.map((b) => `${b.step}:${b.stage}`).join(','));
   // Keys of an imported run that no chart draws: offered in one more chart.
-  const extraKeys = useMemo(() => extraMetricKeys(runs, allSpecs), [runs, allSpecs]);
+  const extraNow = useMemo(() => extraMetricKeys(runs, allSpecs), [runs, allSpecs]);
+  const extraKeys = useByContent(extraNow, extraNow.map((k) => `${k.source}:${k.key}`).join(','));
   const target = primaryCfg.loss.entropy.mode === 'off' ? null : primaryCfg.loss.entropy.target;
   const toggles = useCallback((id: string) => () => toggleLog(id), [toggleLog]);
   // Many runs overlaid: each draws one series per chart; on the reward chart, the family chosen here.

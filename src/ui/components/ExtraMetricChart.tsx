@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import type { ChartSpec, MetricKeyRef } from '../lib/chartdata';
 import type { RunData } from '../../io/runfile';
 import { useLab } from '../store';
@@ -9,9 +9,10 @@ const refId = (k: MetricKeyRef) => `${k.source}:${k.key}`;
 /**
  * "More metrics": one chart of a metric no other chart draws, picked from the keys of the
  * drawn runs (an imported cluster run keeps every key it logged). Shown only when a drawn run
- * has such keys (extraMetricKeys).
+ * has such keys (extraMetricKeys). Memoised: its picker and log toggle are new each render, so an
+ * unchanged grid must not render it (Charts keeps `keys` and `boundaries` by content).
  */
-export function ExtraMetricChart({ keys, runs, smoothing, boundaries }: { keys: MetricKeyRef[]; runs: RunData[]; smoothing: number; boundaries: { step: number; stage: number }[] }) {
+export const ExtraMetricChart = memo(function ExtraMetricChart({ keys, runs, smoothing, boundaries }: { keys: MetricKeyRef[]; runs: RunData[]; smoothing: number; boundaries: { step: number; stage: number }[] }) {
   const [chosen, setChosen] = useState<string | null>(null);
   const current = keys.find((k) => refId(k) === chosen) ?? keys[0];
   const log = useLab((s) => !!s.logScale.extra);
@@ -36,4 +37,4 @@ export function ExtraMetricChart({ keys, runs, smoothing, boundaries }: { keys: 
     </select>
   );
   return <MetricChart spec={spec} runs={runs} smoothing={smoothing} log={log} onToggleLog={() => toggleLog('extra')} boundaries={boundaries} entropyTarget={null} picker={picker} />;
-}
+});

@@ -1,6 +1,6 @@
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { buildRows, columnKey, drawnSeries, type ChartSpec, type RewardFamily } from '../lib/chartdata';
+import { buildRows, columnKey, drawnSeries, sameChartRuns, type ChartSpec, type RewardFamily } from '../lib/chartdata';
 import { composeChartSvg, type PngLegendEntry } from '../lib/chartpng';
 import type { RunEvent } from '../lib/explain';
 import { downloadBlob, safeFileName, serializeSvg, svgMarkupToPngBlob } from '../lib/download';
@@ -331,6 +331,9 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     ),
     [chartRows, hasRight, parts, syncId, projector],
   );
+  // Every render of this component, counted (data-renders) for tests/ui/chart-renders.test.tsx and the bench.
+  const renders = useRef(0);
+  useLayoutEffect(() => void figure.current?.setAttribute('data-renders', String((renders.current += 1))));
   // Each new chart element is a re-render of recharts' frame: counted, with the frame it shows, for e2e/lab.spec.ts.
   // data-frame-cause names what changed (a range, the marks, the series set, ...); data-frame-causes counts them.
   const frameRenders = useRef(0);
@@ -433,4 +436,6 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       )}
     </figure>
   );
-});
+},
+// Props compared as React's memo does, but the runs by what this chart draws of them (sameChartRuns).
+(a, b) => (Object.keys(a) as (keyof Props)[]).length === Object.keys(b).length && (Object.keys(b) as (keyof Props)[]).every((k) => (k === 'runs' ? sameChartRuns(b.spec, a.runs, b.runs) : Object.is(a[k], b[k]))));

@@ -305,3 +305,31 @@ export function extraMetricKeys(runs: readonly RunData[], specs: readonly ChartS
   if (!foreign) return [];
   return [...out.values()].sort((a, b) => (a.source === b.source ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.source === 'step' ? -1 : 1));
 }
+
+/**
+ * The run as the charts see it: the same object for as long as what any chart reads of it (id,
+ * name, config, steps, evals) is the same, so a run patched elsewhere (its note, checkpoint step,
+ * done flag) re-renders no chart. Keyed by the steps array, which only a metrics batch replaces.
+ */
+const chartViews = new WeakMap<readonly unknown[], RunData>();
+export function chartRun(run: RunData): RunData {
+  const v = chartViews.get(run.steps);
+  if (v && v.id === run.id && v.name === run.name && v.config === run.config && v.evals === run.evals) return v;
+  chartViews.set(run.steps, run);
+  return run;
+}
+
+/**
+ * Do two lists of drawn runs draw the same on chart `spec`? Only the records it has series of
+ * count: a new evaluation does not re-render the step-only charts (MetricChart's memo).
+ */
+export function sameChartRuns(spec: ChartSpec, a: readonly RunData[], b: readonly RunData[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  const steps = spec.series.some((s) => s.source === 'step');
+  const evals = !!spec.allHeldOut || spec.series.some((s) => s.source === 'eval');
+  return a.every((r, i) => {
+    const q = b[i];
+    return r === q || (r.id === q.id && r.name === q.name && r.config === q.config && (!steps || r.steps === q.steps) && (!evals || r.evals === q.evals));
+  });
+}

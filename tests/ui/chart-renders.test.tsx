@@ -1,0 +1,77 @@
+// @vitest-environment jsdom
+/**
+ * The chart grid renders a chart only when what it draws changed (issue #28 item 5): store updates
+ * elsewhere (samples, the step counter, another run's metrics, a run's note or checkpoint) render
+ * no chart; a new evaluation renders only the charts with held-out series; a new step renders the
+ * step charts. Counted by each chart's data-renders (MetricChart: one per render of the component).
+ */
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Charts } from '../../src/ui/components/Charts';
+import { chartSpecs } from '../../src/ui/lib/chartdata';
+import { useLab } from '../../src/ui/store';
+import type { EvalRecord } from '../../src/rl/trainer-types';
+import { fakeRun, fakeStep } from './helpers';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let root: Root;
+let host: HTMLElement;
+const renders = (): Record<string, number> =>
+  Object.fromEntries([...host.querySelectorAll('figure[data-testid^="chart-"]')].map((f) => [f.getAttribute('data-testid')!.slice(6), Number(f.getAttribute('data-renders'))]));
+const changed = (before: Record<string, number>, after: Record<string, number>) => Object.keys(after).filter((id) => after[id] !== before[id]).sort();
+
+beforeAll(async () => {
+  const s = useLab.getState();
+  s.addRun(fakeRun('a', 6), { activate: true });
+  s.addRun(fakeRun('b', 6));
+  host = document.createElement('div');
+  document.body.appendChild(host);
+  root = createRoot(host);
+  await act(async () => root.render(<Charts />));
+});
+afterAll(() => act(() => root.unmount()));
+
+describe('chart re-renders (Charts, MetricChart)', () => {
+  it('renders every chart at mount', () => {
+    const ids = chartSpecs(useLab.getState().runs.a.config).map((s) => s.id);
+    const r = renders();
+    expect(Object.keys(r).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(r[id]).toBeGreaterThan(0);
+  });
+
+  it('renders no chart on store updates that change nothing a chart draws', async () => {
+    const s = useLab.getState();
+    // A run training (a chart's frame spans its schedule then): set before counting.
+    await act(async () => s.setLiveState({ runId: 'a', state: 'running', step: 6, stage: 1 }));
+    const before = renders();
+    for (let i = 0; i < 5; i++) {
+      await act(async () => {
+        s.setSamples('a', 6 + i, []);
+        s.setLiveState({ runId: 'a', state: 'running', step: 6 + i, stage: 1 });
+        s.appendSteps('b', [fakeStep(7 + i, 1)]);
+        s.patchRun('a', { note: `note ${i}`, checkpointStep: 6 + i });
+        s.setNotice(`notice ${i}`);
+      });
+    }
+    expect(useLab.getState().runs.b.steps).toHaveLength(11);
+    expect(changed(before, renders())).toEqual([]);
+  });
+
+  it('renders only the charts with held-out series on a new evaluation', async () => {
+    const before = renders();
+    const record = { step: 6, 'val/avg@2/t1.0': 0.5, 'val/pass@2/t1.0': 0.75, 'val/avg@2/t0.6': 0.25, 'val/pass@2/t0.6': 0.5 } as EvalRecord;
+    await act(async () => useLab.getState().addEval('a', record));
+    const withEval = chartSpecs(useLab.getState().runs.a.config).filter((c) => c.allHeldOut || c.series.some((x) => x.source === 'eval')).map((c) => c.id);
+    expect(withEval).toEqual(['reward']);
+    expect(changed(before, renders())).toEqual(withEval);
+  });
+
+  it('renders the step charts on a new step of the drawn run', async () => {
+    const before = renders();
+    await act(async () => useLab.getState().appendSteps('a', [fakeStep(7, 1)]));
+    const after = renders();
+    expect(changed(before, after)).toEqual(Object.keys(after).sort());
+  });
+});

@@ -9,8 +9,8 @@
 set -e
 cd "$(dirname "$0")/.."
 mkdir -p reports/pool-small-a/offline-filters reports/pool-small-a/start-evals reports/pool-small-b
-[ -e reports/pool-small-b/offline-filters ] || ln -s ../pool-small-a/offline-filters reports/pool-small-b/offline-filters
-[ -e reports/pool-small-b/start-evals ] || ln -s ../pool-small-a/start-evals reports/pool-small-b/start-evals
+ln -sfn ../pool-small-a/offline-filters reports/pool-small-b/offline-filters
+ln -sfn ../pool-small-a/start-evals reports/pool-small-b/start-evals
 case "$1" in
   a) preset=magic; seeds="101 102 103 104 105" ;;
   b) preset=entropy-off; seeds="102 101 104 103 105" ;;

@@ -172,7 +172,7 @@ export const CanvasSeries = memo(function CanvasSeries({ rows, series, frame, pl
 });
 
 /** A chart's own series as MetricChart lists them. */
-interface LineSpec {
+export interface LineSpec {
   key: string;
   right: boolean;
   colour: string;

@@ -5,21 +5,12 @@ import { onlyZeros } from '../lib/chartdata';
 import { fitDomain } from '../lib/findingview';
 import { holds, type Domain, type Row } from '../lib/canvas-plot';
 import type { RefSeries } from '../lib/refchart';
-import { chartFrame, type Frame } from './CanvasSeries';
+import { chartFrame, type Frame, type LineSpec } from './CanvasSeries';
 
 /** The right axis (fractions) is always 0–1. */
 const RIGHT_DOMAIN: Domain = [0, 1];
 /** A left axis with no value but 0 (e.g. the clip fractions of an on-policy run): 0–1, not recharts' 0–4. */
 const Y_DOMAIN_ZERO: Domain = [0, 1];
-
-interface LineSpec {
-  key: string;
-  right: boolean;
-  colour: string;
-  dash: string;
-  dot: boolean;
-  stack: string;
-}
 
 /** The longest fixed schedule among the runs (lib/canvas-plot.ts scheduleDomain); null when none has one. */
 export function plannedSteps(runs: readonly RunData[]): number | null {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { axisMap, extent, heldDomain, logDomain, niceDomain, niceStep, polylines, scheduleDomain, stepDomain, xMap, yMap, type PlotRect } from '../../src/ui/lib/canvas-plot';
-import { plannedSteps } from '../../src/ui/components/useChartFrame';
+import { framePlanned, plannedSteps } from '../../src/ui/components/useChartFrame';
 import type { RunData } from '../../src/io/runfile';
 import { chartFrame, drawList } from '../../src/ui/components/CanvasSeries';
 
@@ -66,6 +66,20 @@ describe('canvas-plot domains', () => {
     expect(plannedSteps([run([30, 30]), run([100])])).toBe(100);
     expect(plannedSteps([run([30, null])])).toBeNull();
     expect(plannedSteps([run([30, null]), run([20])])).toBe(20);
+  });
+  it('framePlanned: the schedule while training; afterwards only when the data reached its end', () => {
+    const run = (planned: number, last: number | null) => ({ config: { stages: [{ steps: planned / 2 }, { steps: planned / 2 }] }, steps: last === null ? [] : [{ step: 1 }, { step: last }] }) as unknown as RunData;
+    expect(framePlanned([run(400, 37)], true)).toBe(400);
+    expect(framePlanned([run(400, null)], true)).toBe(400);
+    // A finished run keeps its frame: x stays [0, 400] (no axis redraw at its last step).
+    expect(framePlanned([run(400, 400)], false)).toBe(400);
+    expect(scheduleDomain(1, 400, framePlanned([run(400, 400)], false))).toEqual([0, 400]);
+    // Stopped at 150, or an imported log that planned more than it has: the data.
+    expect(framePlanned([run(400, 150)], false)).toBeNull();
+    expect(framePlanned([run(400, null)], false)).toBeNull();
+    // Overlays: the longest schedule, reached by its run.
+    expect(framePlanned([run(100, 100), run(400, 400)], false)).toBe(400);
+    expect(framePlanned([run(100, 100), run(400, 200)], false)).toBeNull();
   });
   it('a held y domain changes only when a value leaves it, by a generous step, a handful of times per run', () => {
     expect(heldDomain(null, null, false)).toEqual([0, 1]);

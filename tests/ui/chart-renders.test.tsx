@@ -20,6 +20,17 @@ let root: Root;
 let host: HTMLElement;
 const renders = (): Record<string, number> =>
   Object.fromEntries([...host.querySelectorAll('figure[data-testid^="chart-"]')].map((f) => [f.getAttribute('data-testid')!.slice(6), Number(f.getAttribute('data-renders'))]));
+/** Waits until no chart has rendered for longer than a redraw interval (staggered updates land by timers). */
+async function settled(): Promise<void> {
+  let last = JSON.stringify(renders());
+  for (let i = 0; i < 8; i++) {
+    await act(() => new Promise<void>((r) => setTimeout(r, 1200)));
+    const now = JSON.stringify(renders());
+    if (now === last) return;
+    last = now;
+  }
+  throw new Error('charts kept rendering');
+}
 const changed = (before: Record<string, number>, after: Record<string, number>) => Object.keys(after).filter((id) => after[id] !== before[id]).sort();
 
 beforeAll(async () => {
@@ -45,6 +56,9 @@ describe('chart re-renders (Charts, MetricChart)', () => {
     const s = useLab.getState();
     // A run training (a chart's frame spans its schedule then): set before counting.
     await act(async () => s.setLiveState({ runId: 'a', state: 'running', step: 6, stage: 1 }));
+    // The run state travels with each chart's staggered data (its frame spans the schedule from then on):
+    // those redraws land one redraw interval later, each in its own task, and are not what is counted here.
+    await settled();
     const before = renders();
     for (let i = 0; i < 5; i++) {
       await act(async () => {
@@ -73,5 +87,25 @@ describe('chart re-renders (Charts, MetricChart)', () => {
     await act(async () => useLab.getState().appendSteps('a', [fakeStep(7, 1)]));
     const after = renders();
     expect(changed(before, after)).toEqual(Object.keys(after).sort());
+  });
+
+  it('a run that stops changes its charts\' frames through the stagger, not in the task that stopped it', async () => {
+    const frames = (): Record<string, number> =>
+      Object.fromEntries([...host.querySelectorAll('figure[data-testid^="chart-"]')].map((f) => [f.getAttribute('data-testid')!.slice(6), Number(f.getAttribute('data-frame-renders'))]));
+    const s = useLab.getState();
+    // A 100-step schedule (magic-tiny's is 4 steps, fewer than the run has): while it trains the step axis spans 0–100.
+    const config = s.runs.a.config;
+    await act(async () => s.patchRun('a', { config: { ...config, stages: config.stages.map((st) => ({ ...st, steps: 50 })) } }));
+    await act(async () => s.setLiveState({ runId: 'a', state: 'running', step: 7, stage: 1 }));
+    await settled();
+    const before = frames();
+    expect(JSON.parse(host.querySelector('figure[data-testid="chart-entropy"]')!.getAttribute('data-frame')!).x).toEqual([0, 100]);
+    // Stopped at step 7 of its schedule: the step axis goes from the schedule to the data.
+    await act(async () => s.setLiveState({ runId: 'a', state: 'idle', step: 7, stage: 1 }));
+    expect(changed(before, frames())).toEqual([]);
+    await settled();
+    const after = frames();
+    expect(changed(before, after).length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(host.querySelector('figure[data-testid="chart-entropy"]')!.getAttribute('data-frame')!).x).not.toEqual([0, 100]);
   });
 });

@@ -150,6 +150,9 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
+  // A run started and not over (training or paused): the step axis spans its schedule (useChartFrame).
+  // It travels with the data drawn, so when a run ends each chart's frame changes in its own staggered task.
+  const midRunIn = useLab((s) => s.runState === 'running' || s.runState === 'starting' || s.runState === 'paused');
   const latest = useMemo(() => {
     // Held-out series are keyed per run (its own eval k and temperatures).
     // With many runs, each draws only its main series (drawnSeries).
@@ -165,8 +168,9 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       refSeries: refIn,
       refSeeds: referenceSeeds,
       refLegend: referenceLegends(refIn, reference),
+      midRun: midRunIn,
     };
-  }, [runsIn, spec, smoothing, logIn, boundariesIn, eventsIn, targetIn, refIn, referenceSeeds, reference, family, maxPoints],
+  }, [runsIn, spec, smoothing, logIn, boundariesIn, eventsIn, targetIn, refIn, referenceSeeds, reference, family, maxPoints, midRunIn],
   );
   // Off screen, a chart holds its redraws (nobody sees them) and draws once it is back in view.
   const onScreen = useOnScreen(figure);
@@ -178,9 +182,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   // import, an overlay) updates are rare and a chart draws within REDRAW_MS, as before.
   const training = useLab((s) => s.runState === 'running' || s.runState === 'starting');
   interval.current = training ? budgeted : REDRAW_MS;
-  // A run started and not over (training or paused): the step axis spans its schedule (useChartFrame).
-  const midRun = useLab((s) => s.runState === 'running' || s.runState === 'starting' || s.runState === 'paused');
-  const { rows, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend } = drawn;
+  const { rows, runs, log, boundaries, events, entropyTarget, refSeries, refSeeds, refLegend, midRun } = drawn;
   // What the chart holds, drawn or (off screen) waiting to be: its data-* attributes say this.
   const held = onScreen ? drawn : latest;
   const box = useRef<HTMLDivElement>(null);

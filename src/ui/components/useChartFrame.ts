@@ -22,6 +22,20 @@ export function plannedSteps(runs: readonly RunData[]): number | null {
   return most;
 }
 
+/**
+ * The schedule the step axis spans (null: it spans the data): while a run trains or is paused, the
+ * longest schedule; afterwards only if the runs' data reaches its end (a finished run keeps the frame
+ * it trained in, so its last step redraws no axis; a stopped run or an imported log that plans more
+ * steps than it has spans its data).
+ */
+export function framePlanned(runs: readonly RunData[], training: boolean): number | null {
+  const planned = plannedSteps(runs);
+  if (planned === null || training) return planned;
+  let last = -Infinity;
+  for (const r of runs) if (r.steps.length) last = Math.max(last, r.steps[r.steps.length - 1].step);
+  return last === planned ? planned : null;
+}
+
 interface Args {
   rows: readonly Row[];
   lines: readonly LineSpec[];
@@ -40,14 +54,14 @@ interface Args {
 
 /**
  * The frame a chart shows (x, left and right domains, log): while a run trains (or is paused) x spans the runs'
- * schedule (after, the data: an imported log's config may plan more steps than it has), and the
+ * schedule (after, framePlanned: the schedule if the data reached its end, else the data), and the
  * left y stays as it was while every value lies in it (chartFrame), so while a run trains the frame
  * (recharts' axes, ticks, grid, marks) changes a handful of times and a new point redraws only the
  * canvas. Held across redraws of the same thing drawn; another run, series set, reference, log or
  * smoothing starts it afresh. The returned object changes only when a domain does.
  */
 export function useChartFrame({ rows, lines, refs, seeds, log, stacked, runs, smoothing, fitY, entropyTarget, training }: Args): Frame {
-  const planned = training ? plannedSteps(runs) : null;
+  const planned = framePlanned(runs, training);
   const key = `${runs.map((r) => r.id).join(',')}|${smoothing}|${log}|${seeds}|${stacked}|${fitY}|${entropyTarget}`;
   const held = useRef<{ key: string; lines: readonly LineSpec[]; refs: readonly RefSeries[]; left: Domain | null }>({ key, lines, refs, left: null });
   const h = held.current;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { axisMap, extent, heldDomain, logDomain, niceDomain, niceStep, polylines, scheduleDomain, stepDomain, xMap, yMap, type PlotRect } from '../../src/ui/lib/canvas-plot';
+import { ValueRange, axisMap, extent, heldDomain, logDomain, niceDomain, niceStep, polylines, scheduleDomain, stepDomain, xMap, yMap, type PlotRect } from '../../src/ui/lib/canvas-plot';
 import { framePlanned, plannedSteps } from '../../src/ui/components/useChartFrame';
 import type { RunData } from '../../src/io/runfile';
 import { chartFrame, drawList } from '../../src/ui/components/CanvasSeries';
@@ -66,6 +66,16 @@ describe('canvas-plot domains', () => {
     expect(plannedSteps([run([30, 30]), run([100])])).toBe(100);
     expect(plannedSteps([run([30, null])])).toBeNull();
     expect(plannedSteps([run([30, null]), run([20])])).toBe(20);
+  });
+  it('ValueRange: the finite extremes, bands counted by both ends, null when none', () => {
+    const r = new ValueRange();
+    expect(r.domain()).toBeNull();
+    for (const v of [NaN, null, undefined, Infinity, 'x']) r.see(v);
+    expect(r.domain()).toBeNull();
+    r.see(0.3);
+    r.see([0.1, 0.7]);
+    r.see(0.05);
+    expect(r.domain()).toEqual([0.05, 0.7]);
   });
   it('framePlanned: the schedule while training; afterwards only when the data reached its end', () => {
     const run = (planned: number, last: number | null) => ({ config: { stages: [{ steps: planned / 2 }, { steps: planned / 2 }] }, steps: last === null ? [] : [{ step: 1 }, { step: last }] }) as unknown as RunData;

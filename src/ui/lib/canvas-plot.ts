@@ -114,25 +114,34 @@ export function heldDomain(prev: Domain | null, e: Domain | null, log: boolean):
  * included). `stacks` (stacked areas): groups of keys whose values add up, the sum counted.
  */
 export function extent(rows: readonly Row[], keys: readonly string[], stacks: readonly (readonly string[])[] = []): Domain | null {
-  let lo = Infinity;
-  let hi = -Infinity;
-  const see = (v: unknown) => {
-    if (typeof v === 'number' && Number.isFinite(v)) {
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    } else if (Array.isArray(v)) for (const x of v) see(x);
-  };
+  const range = new ValueRange();
   for (const r of rows) {
-    for (const k of keys) see(r[k]);
+    for (const k of keys) range.see(r[k]);
     for (const s of stacks) {
       let sum = 0;
       for (const k of s) {
         const v = r[k];
-        if (typeof v === 'number' && Number.isFinite(v)) see((sum += v));
+        if (typeof v === 'number' && Number.isFinite(v)) range.see((sum += v));
       }
     }
   }
-  return lo > hi ? null : [lo, hi];
+  return range.domain();
+}
+
+/** The least and greatest finite number seen (a band's [lo, hi] pair counts both ends); the live and findings charts' y ranges scan with it. */
+export class ValueRange {
+  private lo = Infinity;
+  private hi = -Infinity;
+  see(v: unknown): void {
+    if (typeof v === 'number' && Number.isFinite(v)) {
+      if (v < this.lo) this.lo = v;
+      if (v > this.hi) this.hi = v;
+    } else if (Array.isArray(v)) for (const x of v) this.see(x);
+  }
+  /** [lo, hi], or null when no finite number was seen. */
+  domain(): Domain | null {
+    return this.lo > this.hi ? null : [this.lo, this.hi];
+  }
 }
 
 /** A value → px mapping for one axis of the plot (y grows downwards: the domain's max is the plot's top). */

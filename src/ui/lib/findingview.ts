@@ -4,6 +4,7 @@
  * queued before a reload are found again), and number formats. Pure.
  */
 import { evalKey } from '../../rl/metrics';
+import { ValueRange } from './canvas-plot';
 import type { ChartSpec } from './chartdata';
 import { queuedRunName } from './queue';
 import { REFERENCE_COLOURS } from './refchart';
@@ -112,17 +113,12 @@ function niceStep(x: number): number {
  * all sit near 0.15 fill the chart rather than a 0–1 axis. Null: no value yet (the default axis).
  */
 export function fitDomain(rows: readonly Record<string, unknown>[], marks: readonly (number | null)[] = []): [number, number] | null {
-  let lo = Infinity;
-  let hi = -Infinity;
-  const see = (v: unknown) => {
-    if (typeof v === 'number' && Number.isFinite(v)) {
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    } else if (Array.isArray(v)) for (const x of v) see(x);
-  };
-  for (const r of rows) for (const [k, v] of Object.entries(r)) if (k !== 'step') see(v);
-  for (const m of marks) see(m);
-  if (lo > hi) return null;
+  const range = new ValueRange();
+  for (const r of rows) for (const [k, v] of Object.entries(r)) if (k !== 'step') range.see(v);
+  for (const m of marks) range.see(m);
+  const seen = range.domain();
+  if (!seen) return null;
+  const [lo, hi] = seen;
   const span = Math.max(hi - lo, Math.abs(hi) * 0.2, 1e-6);
   const step = niceStep((span * 1.16) / 4);
   const a = Math.floor((lo - span * 0.08) / step + 1e-9) * step;

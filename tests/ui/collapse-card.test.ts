@@ -88,6 +88,8 @@ describe('the collapse card', () => {
     // The collapse claims can fail: the arms swapped.
     expect(checkClaim({ metric: 'entropy', arm: 'a', relation: 'collapses', window: 'all' }, armsIn([fixture]))).toMatch(/does not collapse/);
     expect(checkClaim({ metric: 'entropy', arm: 'b', relation: 'holds-target', window: 'all' }, armsIn([fixture]))).toMatch(/below 0.9 × the target 0.1/);
+    expect(checkClaim({ metric: 'entropy', arm: 'b', relation: 'never-collapses', window: 'all' }, armsIn([fixture]))).toMatch(/collapses: its 10-step mean falls below the target 0.1 at step \d+ for \d+ steps/);
+    expect(checkClaim({ metric: 'entropy', arm: 'a', relation: 'never-collapses', window: 'all' }, armsIn([fixture]))).toBeNull();
   });
 
   it('its comparison line names the moment of collapse from the reference curves', () => {
@@ -136,7 +138,7 @@ describe('the collapse rule on curves (the sweep\'s collapseStats, per step)', (
     const back = Array.from({ length: 151 }, (_, i) => (i >= 20 && i < 100 ? 0.05 : 0.2));
     const steps = back.map((_, i) => i + 1);
     expect(compareArms([{ label: 'A: dip', steps, values: dip.concat(Array(50).fill(0.2)) }, { label: 'B: back', steps, values: back }], 0.1, { collapse: true })).toMatch(
-      /^A's 10-step mean dipped to 0\.050, below 0\.9× the target, but not for 50 steps; B's entropy fell through the target 0\.1 at step 27 and stayed below it for at least 50 steps\./,
+      /^A's 10-step mean dipped to 0\.050 at step 40, below 0\.9× the target, but was below the target for at most 27 steps in a row \(a collapse is 50\); B's entropy fell through the target 0\.1 at step 27 and stayed below it for at least 50 steps\./,
     );
     const short = [0.2, 0.1, 0.05, 0.01, 0.0, 0.0, 0.0];
     expect(compareArms([{ label: 'A: x', steps: [1, 2, 3, 4, 5, 6, 7], values: short }, { label: 'B: y', steps: [1, 2, 3, 4, 5, 6, 7], values: short }], 0.1, { collapse: true })).toMatch(/^A has fewer than 10 steps; B has fewer than 10 steps\./);

@@ -37,7 +37,12 @@ export type Claim =
    * The mean curve collapses by the sweep's rule (src/sweep/run-metrics.ts collapseStats) /
    * holds its 10-step mean at or above HOLD_FRACTION × the target throughout.
    */
-  | { metric: 'entropy'; arm: string; relation: 'collapses' | 'holds-target'; window: 'all' | { to: number } };
+  | { metric: 'entropy'; arm: string; relation: 'collapses' | 'holds-target'; window: 'all' | { to: number } }
+  /**
+   * The mean curve does not collapse by the sweep's rule: its 10-step mean is never below the target for
+   * COLLAPSE_STEPS steps in a row (a controller that starts at c = 0 may dip before it acts; that is not a collapse).
+   */
+  | { metric: 'entropy'; arm: string; relation: 'never-collapses'; window: 'all' | { to: number } };
 
 /** "Held": the 10-step mean stays at or above this fraction of the target (the entropy-coef finding's one-sided band, src/sweep/findings.ts). */
 export const HOLD_FRACTION = 0.9;
@@ -58,11 +63,14 @@ export function curveStepRows(steps: readonly number[], values: readonly number[
 }
 
 /** The sweep's collapse statistics of a curve against `target`, and whether its last 10-step mean is below it. */
-export function curveCollapse(steps: readonly number[], values: readonly number[], target: number): CollapseStats & { belowAtEnd: boolean } {
+export function curveCollapse(steps: readonly number[], values: readonly number[], target: number): CollapseStats & { belowAtEnd: boolean; lowStep: number } {
   const rows = curveStepRows(steps, values);
   const means = movingMeans(rows.map((r) => r['actor/entropy']));
   const last = means[means.length - 1];
-  return { ...collapseStats(rows, target), belowAtEnd: Number.isFinite(last) && last < target };
+  const stats = collapseStats(rows, target);
+  // The step of the lowest 10-step mean (the first, if it recurs); NaN with too few steps.
+  const low = means.findIndex((m) => m === stats.min10);
+  return { ...stats, belowAtEnd: Number.isFinite(last) && last < target, lowStep: low >= 0 ? rows[low].step : NaN };
 }
 
 export { COLLAPSE_STEPS, ENTROPY_MEAN_STEPS };
@@ -143,6 +151,7 @@ export function checkClaim(c: Claim, arms: Record<string, ArmReference | null | 
       return ok ? null : `${c.arm}'s mean entropy ${f(a.mean)} is not ${c.relation === 'below-target' ? 'below' : 'above'} the target ${t}`;
     }
     case 'collapses':
+    case 'never-collapses':
     case 'holds-target': {
       const t = a.ref.data.entropyTarget;
       if (t === null) return `${a.ref.file}: ${a.ref.preset} has no entropy target`;
@@ -152,6 +161,8 @@ export function checkClaim(c: Claim, arms: Record<string, ArmReference | null | 
       const cs = curveCollapse(idx.map((i) => curve.steps[i]), idx.map((i) => curve.mean[i] ?? NaN), t);
       if (c.relation === 'collapses')
         return cs.collapsed === 1 ? null : `${c.arm}'s mean entropy does not collapse: its ${ENTROPY_MEAN_STEPS}-step mean is below the target ${t} for at most ${cs.longestBelow} steps (< ${COLLAPSE_STEPS})`;
+      if (c.relation === 'never-collapses')
+        return cs.collapsed === 0 ? null : `${c.arm}'s mean entropy collapses: its ${ENTROPY_MEAN_STEPS}-step mean falls below the target ${t} at step ${cs.collapseStep} for ${cs.longestBelow} steps (≥ ${COLLAPSE_STEPS})`;
       return cs.min10 >= HOLD_FRACTION * t ? null : `${c.arm}'s lowest ${ENTROPY_MEAN_STEPS}-step mean entropy ${f(cs.min10)} is below ${HOLD_FRACTION} × the target ${t}`;
     }
     case 'zero':

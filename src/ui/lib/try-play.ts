@@ -107,7 +107,7 @@ export function collapseClauses(usable: readonly ArmSeries[], target: number): s
     if (c.collapsed === 1) return `${x}'s entropy fell through the target ${target} at step ${c.collapseStep} and stayed below it${c.belowAtEnd ? '' : ` for at least ${COLLAPSE_STEPS} steps`}`;
     if (!Number.isFinite(c.min10)) return `${x} has fewer than ${ENTROPY_MEAN_STEPS} steps`;
     if (c.min10 >= HOLD_FRACTION * target) return `${x}'s ${ENTROPY_MEAN_STEPS}-step mean held ${held}`;
-    return `${x}'s ${ENTROPY_MEAN_STEPS}-step mean dipped to ${num(c.min10)}, below ${HOLD_FRACTION}× the target, but not for ${COLLAPSE_STEPS} steps`;
+    return `${x}'s ${ENTROPY_MEAN_STEPS}-step mean dipped to ${num(c.min10)} at step ${c.lowStep}, below ${HOLD_FRACTION}× the target, but was below the target for at most ${c.longestBelow} steps in a row (a collapse is ${COLLAPSE_STEPS})`;
   });
   return `${clauses.join('; ')}.`;
 }

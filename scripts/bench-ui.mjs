@@ -93,8 +93,14 @@ const browser = await chromium.launch({
   args: ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
 
-/** Waits (≤ 10 min) until `step()` reaches `n`, then counts steps over `seconds`: { steps, window_s }. */
-async function countSteps(step, hooks = {}) {
+/**
+ * Waits (≤ 10 min) until `step()` reaches `n`, then counts steps over `seconds`: { steps, window_s }.
+ * A run that ends inside the window (`done()`: on a quiet machine a whole 400-step `magic` run takes about a
+ * minute) ends the window at its last step, polled every POLL_MS: counting past it would add idle time.
+ * `ended_early` says so.
+ */
+const POLL_MS = 250;
+async function countSteps(step, hooks = {}, done = async () => false) {
   const deadline = Date.now() + 600_000;
   while ((await step()) < warmupSteps) {
     if (Date.now() > deadline) throw new Error(`step ${warmupSteps} not reached in 10 minutes`);
@@ -103,11 +109,23 @@ async function countSteps(step, hooks = {}) {
   await hooks.start?.();
   const s0 = await step();
   const t0 = Date.now();
-  await sleep(seconds * 1000);
-  const s1 = await step();
-  const window_s = (Date.now() - t0) / 1000;
+  let s1 = s0;
+  let t1 = t0;
+  let endedEarly = false;
+  while (Date.now() - t0 < seconds * 1000) {
+    await sleep(POLL_MS);
+    const s = await step();
+    if (s !== s1) [s1, t1] = [s, Date.now()];
+    if (await done()) {
+      endedEarly = true;
+      break;
+    }
+  }
+  if (!endedEarly) [s1, t1] = [await step(), Date.now()];
+  const window_s = (t1 - t0) / 1000;
   await hooks.end?.();
-  return { steps: s1 - s0, window_s, steps_per_min: ((s1 - s0) * 60) / window_s };
+  if (window_s <= 0 || s1 === s0) throw new Error(`no step finished in the window (the run ended ${endedEarly ? 'inside it' : 'before it'}): use fewer --seconds`);
+  return { steps: s1 - s0, window_s, steps_per_min: ((s1 - s0) * 60) / window_s, ...(endedEarly ? { ended_early: true } : {}) };
 }
 
 async function pageRun(server, view) {
@@ -140,6 +158,7 @@ async function pageRun(server, view) {
         return s;
       },
       prof ?? {},
+      async () => (await page.getByTestId('run-state').getAttribute('data-state')) === 'done',
     );
     const longTasks = await page.evaluate(() => window.__longTasks);
     const profile = prof ? await prof.report(`${server}-${view}`) : undefined;
@@ -224,11 +243,15 @@ async function cliRun() {
   child.stderr.on('data', (d) => (stderr += d));
   const file = join(out, 'run', 'metrics.jsonl');
   try {
-    return await countSteps(async () => {
-      if (child.exitCode !== null) throw new Error(`magic-lab train exited ${child.exitCode}: ${stderr.slice(-500)}`);
-      if (!existsSync(file)) return 0;
-      return readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"step"')).length;
-    });
+    const steps = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"step"')).length : 0);
+    return await countSteps(
+      async () => {
+        if (child.exitCode !== null && child.exitCode !== 0) throw new Error(`magic-lab train exited ${child.exitCode}: ${stderr.slice(-500)}`);
+        return steps();
+      },
+      {},
+      async () => child.exitCode === 0,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
@@ -249,7 +272,7 @@ try {
       const [server, view] = mode.split('-');
       const res = mode === 'cli' ? await cliRun() : await pageRun(server, view);
       runs.push({ round: r + 1, mode, ...res });
-      console.error(`round ${r + 1} ${mode}: ${res.steps_per_min.toFixed(1)} steps/min${res.long_tasks_ms ? `, long tasks ${JSON.stringify(res.long_tasks_ms)}` : ''}`);
+      console.error(`round ${r + 1} ${mode}: ${res.steps_per_min.toFixed(1)} steps/min${res.ended_early ? ` (the run ended after ${res.window_s.toFixed(0)} s of the window)` : ''}${res.long_tasks_ms ? `, long tasks ${JSON.stringify(res.long_tasks_ms)}` : ''}`);
     }
   }
 } finally {

@@ -22,7 +22,7 @@ export const COLLAPSE_CARD: Experiment = {
   title: 'Entropy collapse: MAGIC vs its no-control twin (small rung)',
   question: 'Without its entropy term, does MAGIC\'s entropy collapse — and does the controller prevent it?',
   watch: [
-    'Entropy against the dashed target line: B (the entropy term off) falls through the target and stays below it — the line under this card names the step, by the sweep\'s collapse rule (10-step mean below the target for at least 50 steps); A\'s controller holds its 10-step mean at or above 0.9× the target.',
+    'Entropy against the dashed target line: B (the entropy term off) falls through the target and stays below it — the line under this card names the step, by the sweep\'s collapse rule (10-step mean below the target for at least 50 steps). A\'s controller starts at c = 0, so A dips under the target too, but it switches on within about 20 steps and brings entropy back: A never stays below for 50 steps.',
     'Entropy coefficient: A\'s α switches on as its entropy nears the target; B has none.',
     'Reward: compare the arms at the end, against their 95% bands; whether the collapse costs B held-out accuracy at this rung is what the entropy-control finding measures (Findings tab).',
   ],
@@ -35,7 +35,7 @@ export const COLLAPSE_CARD: Experiment = {
   compareCollapse: true,
   claims: [
     { metric: 'entropy', arm: 'b', relation: 'collapses', window: 'all' },
-    { metric: 'entropy', arm: 'a', relation: 'holds-target', window: 'all' },
+    { metric: 'entropy', arm: 'a', relation: 'never-collapses', window: 'all' },
     { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end' },
     { metric: 'entropy-coeff', arm: 'a', relation: 'nonzero', window: 'all' },
     { metric: 'entropy-coeff', arm: 'b', relation: 'zero', window: 'all' },

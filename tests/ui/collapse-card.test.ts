@@ -144,3 +144,22 @@ describe('the collapse rule on curves (the sweep\'s collapseStats, per step)', (
     expect(compareArms([{ label: 'A: x', steps: [1, 2, 3, 4, 5, 6, 7], values: short }, { label: 'B: y', steps: [1, 2, 3, 4, 5, 6, 7], values: short }], 0.1, { collapse: true })).toMatch(/^A has fewer than 10 steps; B has fewer than 10 steps\./);
   });
 });
+
+describe('the shipped collapse card (public/reference/entropy-control-small.json, seeds 101–105)', () => {
+  it('is listed by the shipped index, and its line names the step the sweep\'s rule gives (e2e/collapse-card.spec.ts expects it)', () => {
+    expect(COLLAPSE_CARD_READY(shippedIndex.entries)).toBe(true);
+    const entry = shippedIndex.entries.find((e) => e.name === 'entropy-control-small')!;
+    const shipped = validateReferenceFile(JSON.parse(readFileSync(join(ROOT, 'public/reference/entropy-control-small.json'), 'utf8')), 'entropy-control-small.json', entry);
+    const file = cardReferenceFile(COLLAPSE_CARD, [shipped])!;
+    const series: ArmSeries[] = COLLAPSE_CARD.setups.map((s) => {
+      const c = file.presets[s.label].curves['actor/entropy'];
+      return { label: s.label, steps: c.steps, values: c.mean.map((v) => (v === null ? NaN : v)) };
+    });
+    const twin = curveCollapse(series[1].steps, series[1].values, 0.1);
+    const magic = curveCollapse(series[0].steps, series[0].values, 0.1);
+    expect(twin.collapsed).toBe(1);
+    expect(magic.collapsed).toBe(0);
+    expect(twin.collapseStep).toBe(15);
+    expect(compareArms(series, 0.1, { collapse: true })).toContain("B's entropy fell through the target 0.1 at step 15 and stayed below it.");
+  });
+});

@@ -81,9 +81,20 @@ export async function accumulatedUpdate(policy: PolicyEngine, batch: UpdateBatch
 }
 
 /**
+ * Rows per π_ref forward: at most REF_FORWARD_ROWS, and at most update.microBatchRows when set.
+ * π_ref only forwards (no gradient to accumulate) and a row's log-probs do not depend on the rows
+ * beside it, so its forwards can be small without changing a value (tests/rl/micro-batch.test.ts
+ * checks bit-equality on both engines). Whole mini-batches would give π_ref training buffers as
+ * large as the actor's: at the small rung 1.1 GiB more, over the CPU engine's 2 GiB for grpo and kl-on.
+ */
+export const REF_FORWARD_ROWS = 32;
+export function refForwardRows(microBatchRows: number | null): number {
+  return microBatchRows === null ? REF_FORWARD_ROWS : Math.min(microBatchRows, REF_FORWARD_ROWS);
+}
+
+/**
  * The reference log-probs of `batch` ([rows × T]), by forwards of at most `microRows` rows
- * (null: one forward, as PolicyEngine.forward) — the reference's attention buffers are as large as
- * the actor's.
+ * (null: one forward, as PolicyEngine.forward); the trainer passes refForwardRows.
  */
 export async function microForwardLogp(policy: PolicyEngine, batch: UpdateBatch, microRows: number | null): Promise<Float32Array> {
   const { rows, T, temperature } = batch;

@@ -28,6 +28,7 @@ import type { Backend, EngineLimits, PolicyEngine } from '../model/engine';
 import { estimatePolicy, formatBytes, type BufferEstimate, type EngineKind, type PolicyEstimate } from '../model/resources';
 import { distinctProblemCount, maxPromptTokens, sharedProblemCount, usableProblemCount, type FamilyName } from '../tasks';
 import { DEFAULT_RUNG, getRung, longestResponseLength, resolveStage, rungOf, type RunConfig } from './config';
+import { refForwardRows } from './micro-batch';
 
 /** A config that needs more than this machine or engine can give. */
 export class ResourceError extends ConfigError {
@@ -164,9 +165,17 @@ export function runTrainShapes(cfg: RunConfig, stages: (i: number) => boolean = 
   return out;
 }
 
-/** Sizes an engine's training memory once for the run's largest shape (the CPU engine's arena; see PolicyEngine.reserveTrain). */
-export function reserveLargestShape(policy: PolicyEngine, cfg: RunConfig): void {
-  const shapes = runTrainShapes(cfg);
+/** The shapes π_ref forwards: those of the stages with β > 0, in forwards of at most refForwardRows rows. */
+export function referenceShapes(cfg: RunConfig): { rows: number; T: number }[] {
+  const chunked = { ...cfg, update: { ...cfg.update, microBatchRows: refForwardRows(cfg.update.microBatchRows) } };
+  return runTrainShapes(chunked, (i) => resolveStage(cfg, i).klBeta > 0);
+}
+
+/**
+ * Sizes an engine's training memory once for the largest of `shapes` (default: the run's training
+ * shapes; the CPU engine's arena, see PolicyEngine.reserveTrain).
+ */
+export function reserveLargestShape(policy: PolicyEngine, cfg: RunConfig, shapes = runTrainShapes(cfg)): void {
   policy.reserveTrain?.(Math.max(...shapes.map((s) => s.rows)), Math.max(...shapes.map((s) => s.T)));
 }
 
@@ -201,9 +210,8 @@ export function estimateRun(cfg: RunConfig, engine: EngineKind, threads = 1): Ru
   const train = runTrainShapes(cfg);
   const B = rolloutBatch(cfg);
   const policy = estimatePolicy(cfg.model, { train, decode: [B] }, engine, threads);
-  // π_ref runs forwards (a whole training plan each) in the stages with β > 0 only.
-  const refShapes = runTrainShapes(cfg, (i) => resolveStage(cfg, i).klBeta > 0);
-  const reference = usesReference(cfg) ? estimatePolicy(cfg.model, { train: refShapes, decode: [] }, engine, threads) : null;
+  // π_ref runs forwards (a training plan each, of at most refForwardRows rows) in the stages with β > 0 only.
+  const reference = usesReference(cfg) ? estimatePolicy(cfg.model, { train: referenceShapes(cfg), decode: [] }, engine, threads) : null;
   const floats = layoutParams(cfg.model).totalFloats;
   const d = cfg.data;
   const prompt = maxPromptTokens(d.families, d.difficulty);

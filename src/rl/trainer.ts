@@ -24,7 +24,7 @@ import { buildRunDataset, fixedRunSteps, longestResponseLength, resolveStage, va
 import { batchEntropy, controllerEntropy, entropyCoefForStep, loggedEntropyCoef, updateEntropyState } from './entropy';
 import { offlineFilter, onlineFilterDrops, recordSolves, removeIds, type OfflineFilterReport } from './filters';
 import { batchMetrics, STEP_METRIC_KEYS } from './metrics';
-import { accumulatedUpdate, microForwardLogp } from './micro-batch';
+import { accumulatedUpdate, microForwardLogp, refForwardRows } from './micro-batch';
 import { planMiniBatches } from './minibatch';
 import { inspectedGroups, type StepInspection, type StepInspector } from './inspect';
 import { lrFactor } from './lr-schedule';
@@ -33,7 +33,7 @@ import { DivergenceError, guardForward, nonfiniteQuantity } from './divergence';
 import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
 import { offlineFilterKey, rolloutBatchSize, sampleOfflineCorrect, storedOfflineCorrect, weightsChecksum } from './offline-sampling';
 import { engineMeta, loadCheckpoint, policyOptionsFor } from './run-checkpoint';
-import { reserveLargestShape } from './resources';
+import { referenceShapes, reserveLargestShape } from './resources';
 import { PhaseTimer, type Clock } from './phase-timer';
 import { sampleRecords } from './sample-records';
 import { trackStages } from './stages';
@@ -229,7 +229,7 @@ export class MagicTrainer {
   /** π_ref := a frozen copy of the policy as it is now (before this step's update). */
   private async takeReference(): Promise<void> {
     const ref = await this.backend.createPolicy(this.cfg.model, 'reference', { matmulVariant: this.policy.matmulVariant });
-    reserveLargestShape(ref, this.cfg);
+    reserveLargestShape(ref, this.cfg, referenceShapes(this.cfg));
     ref.setParams(await this.policy.getParams());
     this.ref = ref;
   }
@@ -397,7 +397,7 @@ export class MagicTrainer {
       tokens += packedTokens;
       // On-policy (one mini-batch): π_old is this forward's own logp, so ρ ≡ 1 at the step.
       if (!onPolicy) batch.oldLogp = old;
-      if (klBeta > 0) batch.refLogp = await timer.time('ref', () => microForwardLogp(this.ref!, batch, cfg.update.microBatchRows));
+      if (klBeta > 0) batch.refLogp = await timer.time('ref', () => microForwardLogp(this.ref!, batch, refForwardRows(cfg.update.microBatchRows)));
       await inspection?.beforeUpdate(mb, batch);
       this.state.adamStep++;
       const st = await timer.time('update_actor', () => accumulatedUpdate(this.policy, batch, { kind: 'grpo', opts: this.lossOptions(alpha, klBeta) }, { step: this.state.adamStep, adamw: this.adamOptions(step) }, cfg.update.microBatchRows));

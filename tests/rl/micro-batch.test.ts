@@ -8,7 +8,8 @@ import { wasmBackend } from '../../src/model/cpu-policy';
 import type { Backend, UpdateBatch } from '../../src/model/engine';
 import { webgpuBackend } from '../../src/model/gpu-engine';
 import { getPreset, validateRunConfig, type RunConfig } from '../../src/rl/config';
-import { accumulateMode, microBatchStarts, sliceRows } from '../../src/rl/micro-batch';
+import { accumulateMode, microBatchStarts, microForwardLogp, sliceRows } from '../../src/rl/micro-batch';
+import { initParams } from '../../src/model/init';
 import { MagicTrainer } from '../../src/rl/trainer';
 import { PAD_ID } from '../../src/tasks';
 import { gpu } from '../gpu/harness';
@@ -114,5 +115,31 @@ for (const [name, make] of engines) {
         }
       });
     }
+  });
+}
+
+for (const [name, make] of engines) {
+  describe(`π_ref's forward in chunks of rows equals one forward, bit for bit (${name})`, () => {
+    it('11 rows × T 19 in chunks of 4 (the last padded) and of 1', async () => {
+      const backend = await make();
+      try {
+        const model = getPreset('magic-tiny').model;
+        const policy = await backend.createPolicy(model, 'reference');
+        policy.setParams(initParams(model, 1 + Math.floor(Math.random() * 1e6)));
+        const rows = 11;
+        const T = 19;
+        const V = model.vocabSize;
+        const tok = () => Uint32Array.from({ length: rows * T }, () => Math.floor(Math.random() * V));
+        const mask = new Float32Array(rows * T).fill(1);
+        const batch: UpdateBatch = { rows, T, temperature: 1.3, tokens: tok(), targets: tok(), mask, weights: mask.slice() };
+        const whole = await microForwardLogp(policy, batch, null);
+        expect(whole.length).toBe(rows * T);
+        expect(whole.every((x) => Number.isFinite(x) && x < 0)).toBe(true);
+        for (const micro of [4, 1]) expect(await microForwardLogp(policy, batch, micro), `chunks of ${micro}`).toEqual(whole);
+        policy.destroy();
+      } finally {
+        if (name === 'wasm') backend.destroy();
+      }
+    });
   });
 }

@@ -14,10 +14,12 @@ import {
   estimateRun,
   ResourceError,
   runTrainShapes,
+  referenceShapes,
   reserveLargestShape,
   type EngineLimits,
   type HostLimits,
 } from '../../src/rl/resources';
+import { refForwardRows, REF_FORWARD_ROWS } from '../../src/rl/micro-batch';
 import { rolloutBatchSize } from '../../src/rl/trainer';
 import { encodePrompt, EOS_ID, PAD_ID } from '../../src/tasks';
 
@@ -208,6 +210,25 @@ describe('resource check of the model ladder', () => {
     const at = (rows: number) => ({ ...cfg, update: { ...cfg.update, microBatchRows: rows } });
     expect(() => checkRunResources(at(r), { engine: WASM })).not.toThrow();
     expect(() => checkRunResources(at(2 * r), { engine: WASM })).toThrow(ResourceError);
+  });
+
+  it("passes grpo and kl-on at the small rung on the CPU engine's 2 GiB: π_ref forwards in chunks of refForwardRows rows, not whole mini-batches", () => {
+    for (const name of ['grpo', 'kl-on']) {
+      const cfg = getPreset(name, 'small');
+      expect(cfg.update.microBatchRows, name).toBeNull();
+      for (const threads of [1, 2, 16]) expect(() => checkRunResources(cfg, { engine: { ...WASM, threads }, host: LAPTOP }), `${name} at ${threads} threads`).not.toThrow();
+      const est = estimateRun(cfg, 'wasm', 1);
+      // π_ref's largest training buffer is a 32-row forward's; the actor's, the whole 128-row mini-batch's.
+      expect(est.reference!.largest.shape).toMatch(/= 32·4·178·178 f32/);
+      expect(est.policy.largest.shape).toMatch(/= 128·4·178·178 f32/);
+      expect(est.reference!.total).toBeLessThan(est.policy.total / 3);
+      expect(referenceShapes(cfg).every((s) => s.rows <= REF_FORWARD_ROWS)).toBe(true);
+    }
+    // With micro-batches of fewer rows, π_ref forwards no more than they hold.
+    expect(refForwardRows(null)).toBe(REF_FORWARD_ROWS);
+    expect(refForwardRows(16)).toBe(16);
+    expect(refForwardRows(64)).toBe(REF_FORWARD_ROWS);
+    expect(referenceShapes(getPreset('magic', 'medium')).length).toBe(0);
   });
 
   it('refuses the small rung on an artificially tiny engine with one line naming the rung', () => {

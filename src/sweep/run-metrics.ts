@@ -210,9 +210,9 @@ export interface CollapseStats {
 /**
  * The collapse criterion on one run's step records (ascending, one per step) and its entropy
  * target. A step whose 10-step mean is undefined (10 NaN steps in a row) breaks a stretch.
+ * `means`: the records' 10-step entropy means, when the caller already has them.
  */
-export function collapseStats(steps: readonly Row[], target: number): CollapseStats {
-  const means = movingMeans(steps.map((r) => r['actor/entropy']));
+export function collapseStats(steps: readonly Row[], target: number, means = movingMeans(steps.map((r) => r['actor/entropy']))): CollapseStats {
   const defined = means.filter((m) => Number.isFinite(m));
   const min10 = defined.length ? Math.min(...defined) : NaN;
   if (!Number.isFinite(target) || !defined.length) return { min10, longestBelow: NaN, collapsed: NaN, collapseStep: NaN };

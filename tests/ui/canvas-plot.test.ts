@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ValueRange, axisMap, extent, heldDomain, logDomain, niceDomain, niceStep, polylines, scheduleDomain, stepDomain, xMap, yMap, type PlotRect } from '../../src/ui/lib/canvas-plot';
+import { ValueRange, axisMap, extent, heldDomain, logDomain, niceDomain, niceStep, ONE_TWO_QUARTER_FIVE, polylines, scheduleDomain, stepDomain, xMap, yMap, type PlotRect } from '../../src/ui/lib/canvas-plot';
 import { framePlanned, plannedSteps } from '../../src/ui/components/useChartFrame';
 import type { RunData } from '../../src/io/runfile';
 import { chartFrame, drawList } from '../../src/ui/components/CanvasSeries';
 
 describe('canvas-plot domains', () => {
-  it('niceStep is 1, 2 or 5 × 10^k', () => {
-    expect([0.03, 0.13, 0.3, 1, 4.1, 7, 230].map(niceStep)).toEqual([0.05, 0.2, 0.5, 1, 5, 10, 500]);
+  it('niceStep is 1, 2 or 5 × 10^k; with 2.5 among the mantissas, that too', () => {
+    expect([0.03, 0.13, 0.3, 1, 4.1, 7, 230].map((x) => niceStep(x))).toEqual([0.05, 0.2, 0.5, 1, 5, 10, 500]);
+    expect([0.022, 0.03, 0.23, 2, 2.4, 7, 230].map((x) => niceStep(x, ONE_TWO_QUARTER_FIVE))).toEqual([0.025, 0.05, 0.25, 2, 2.5, 10, 250]);
   });
   it('a linear domain holds the data, with nice ends, and does not move for every new point', () => {
     expect(niceDomain(0, 0.37)).toEqual([0, 0.4]);

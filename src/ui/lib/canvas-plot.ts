@@ -18,11 +18,14 @@ export type Row = { step: number } & Record<string, unknown>;
 
 const round = (v: number) => Number(v.toPrecision(12));
 
-/** 1, 2 or 5 × 10^k, the least not below x (x > 0). */
-export function niceStep(x: number): number {
+/** The mantissas of a round step: 1, 2 or 5 × 10^k; ONE_TWO_QUARTER_FIVE adds 2.5 (finer y ranges). */
+export const ONE_TWO_FIVE = [1, 2, 5] as const;
+export const ONE_TWO_QUARTER_FIVE = [1, 2, 2.5, 5] as const;
+/** A mantissa × 10^k, the least not below x (x > 0). */
+export function niceStep(x: number, mantissas: readonly number[] = ONE_TWO_FIVE): number {
   const p = 10 ** Math.floor(Math.log10(x));
   const m = x / p;
-  return round((m <= 1 + 1e-9 ? 1 : m <= 2 + 1e-9 ? 2 : m <= 5 + 1e-9 ? 5 : 10) * p);
+  return round((mantissas.find((k) => m <= k + 1e-9) ?? 10) * p);
 }
 
 /**

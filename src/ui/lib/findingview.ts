@@ -4,7 +4,7 @@
  * queued before a reload are found again), and number formats. Pure.
  */
 import { evalKey } from '../../rl/metrics';
-import { ValueRange } from './canvas-plot';
+import { niceStep, ONE_TWO_QUARTER_FIVE, ValueRange } from './canvas-plot';
 import type { ChartSpec } from './chartdata';
 import { queuedRunName } from './queue';
 import { REFERENCE_COLOURS } from './refchart';
@@ -99,13 +99,6 @@ export function scheduleText(s: ReferenceFile['schedule']): string {
   return parts.join(', ');
 }
 
-/** 1, 2, 2.5 or 5 times a power of 10: the smallest at least `x`. */
-function niceStep(x: number): number {
-  const p = 10 ** Math.floor(Math.log10(x));
-  const m = x / p;
-  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
-}
-
 /**
  * The y range of a finding's chart: its data (every run, reference mean, band and seed column of
  * `rows`, and `marks` such as the entropy target), padded by 8% each side and widened to
@@ -120,7 +113,7 @@ export function fitDomain(rows: readonly Record<string, unknown>[], marks: reado
   if (!seen) return null;
   const [lo, hi] = seen;
   const span = Math.max(hi - lo, Math.abs(hi) * 0.2, 1e-6);
-  const step = niceStep((span * 1.16) / 4);
+  const step = niceStep((span * 1.16) / 4, ONE_TWO_QUARTER_FIVE);
   const a = Math.floor((lo - span * 0.08) / step + 1e-9) * step;
   const b = Math.ceil((hi + span * 0.08) / step - 1e-9) * step;
   return [Number((lo >= 0 ? Math.max(0, a) : a).toPrecision(6)), Number(b.toPrecision(6))];

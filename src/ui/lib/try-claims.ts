@@ -67,7 +67,7 @@ export function curveCollapse(steps: readonly number[], values: readonly number[
   const rows = curveStepRows(steps, values);
   const means = movingMeans(rows.map((r) => r['actor/entropy']));
   const last = means[means.length - 1];
-  const stats = collapseStats(rows, target);
+  const stats = collapseStats(rows, target, means);
   // The step of the lowest 10-step mean (the first, if it recurs); NaN with too few steps.
   const low = means.findIndex((m) => m === stats.min10);
   return { ...stats, belowAtEnd: Number.isFinite(last) && last < target, lowStep: low >= 0 ? rows[low].step : NaN };

@@ -15,7 +15,7 @@ import { COLLAPSE_CARD, COLLAPSE_CARD_READY, experimentsFor, findCard } from '..
 import { EXPERIMENTS, experimentConfig, experimentSearch, setupRefPreset, setupRung } from '../../src/ui/lib/experiments';
 import { validateReferenceFile, validateReferenceIndex, type ReferenceFile, type ReferenceIndexEntry } from '../../src/ui/lib/reference';
 import { armReference, checkClaim, claimText, curveCollapse, curveStepRows } from '../../src/ui/lib/try-claims';
-import { cardReferenceEntries, cardReferenceFile, compareArms, type ArmSeries } from '../../src/ui/lib/try-play';
+import { cardReferenceEntries, cardReferenceFile, compareArms, referenceEntropySeries, type ArmSeries } from '../../src/ui/lib/try-play';
 import { collapseFixture, FIXTURE_DIR } from './collapse-fixture';
 
 const ROOT = join(__dirname, '../..');
@@ -94,10 +94,7 @@ describe('the collapse card', () => {
 
   it('its comparison line names the moment of collapse from the reference curves', () => {
     const file = cardReferenceFile(COLLAPSE_CARD, [fixture])!;
-    const series: ArmSeries[] = COLLAPSE_CARD.setups.map((s) => {
-      const c = file.presets[s.label].curves['actor/entropy'];
-      return { label: s.label, steps: c.steps, values: c.mean.map((v) => (v === null ? NaN : v)) };
-    });
+    const series: ArmSeries[] = COLLAPSE_CARD.setups.map((s) => referenceEntropySeries(s.label, file.presets[s.label]));
     const text = compareArms(series, 0.1, { collapse: true });
     // e2e/collapse-card.spec.ts expects the same step.
     expect(text).toMatch(/^A's 10-step mean held at or above 0\.9× the target; B's entropy fell through the target 0\.1 at step 124 and stayed below it\. Mean entropy over the last 20% of steps: A 0\.1\d+, B 0\.0\d+ nats\.$/);
@@ -151,10 +148,7 @@ describe('the shipped collapse card (public/reference/entropy-control-small.json
     const entry = shippedIndex.entries.find((e) => e.name === 'entropy-control-small')!;
     const shipped = validateReferenceFile(JSON.parse(readFileSync(join(ROOT, 'public/reference/entropy-control-small.json'), 'utf8')), 'entropy-control-small.json', entry);
     const file = cardReferenceFile(COLLAPSE_CARD, [shipped])!;
-    const series: ArmSeries[] = COLLAPSE_CARD.setups.map((s) => {
-      const c = file.presets[s.label].curves['actor/entropy'];
-      return { label: s.label, steps: c.steps, values: c.mean.map((v) => (v === null ? NaN : v)) };
-    });
+    const series: ArmSeries[] = COLLAPSE_CARD.setups.map((s) => referenceEntropySeries(s.label, file.presets[s.label]));
     const twin = curveCollapse(series[1].steps, series[1].values, 0.1);
     const magic = curveCollapse(series[0].steps, series[0].values, 0.1);
     expect(twin.collapsed).toBe(1);

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { Experiment } from '../lib/experiments';
-import { cardArms, cardQueueName, compareArms, endMean, runEntropySeries, type ArmSeries } from '../lib/try-play';
+import { cardArms, cardQueueName, compareArms, endMean, referenceEntropySeries, runEntropySeries, type ArmSeries } from '../lib/try-play';
 import { cancelQueue } from '../lab';
 import { useLab } from '../store';
 
@@ -16,11 +16,7 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
     const arms = cardArms(experiment, on?.keys);
     if (on?.mode === 'reference' && refFile?.status === 'ready') {
       const presets = refFile.file.presets;
-      const out: ArmSeries[] = arms.map((a) => {
-        const c = presets[a.label]?.curves['actor/entropy'];
-        return { label: a.label, steps: c?.steps ?? [], values: (c?.mean ?? []).map((v) => (v === null ? NaN : v)) };
-      });
-      return { series: out, target: presets[arms[0].label]?.entropyTarget ?? null };
+      return { series: arms.map((a) => referenceEntropySeries(a.label, presets[a.label])), target: presets[arms[0].label]?.entropyTarget ?? null };
     }
     if (mine) {
       const out = mine.items.map((x, i) => (x.runId && runs[x.runId] ? runEntropySeries(arms[i]?.label ?? x.name, runs[x.runId]) : null)).filter((x): x is ArmSeries => !!x);

@@ -137,6 +137,12 @@ export function compareArms(arms: readonly ArmSeries[], target: number | null, o
   return parts.join(' ');
 }
 
+/** A reference preset's mean entropy curve as an arm's series (a step with no mean: NaN); empty when it has none. */
+export function referenceEntropySeries(label: string, preset: ReferenceFile['presets'][string] | undefined): ArmSeries {
+  const c = preset?.curves['actor/entropy'];
+  return { label, steps: c?.steps ?? [], values: (c?.mean ?? []).map((v) => (v === null ? NaN : v)) };
+}
+
 /** A run's entropy series (the controller's e_k where recorded, as the charts read it). */
 export function runEntropySeries(label: string, run: Pick<RunData, 'steps'>): ArmSeries {
   const steps: number[] = [];

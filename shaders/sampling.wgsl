@@ -1,7 +1,8 @@
 // Batched autoregressive sampling, all on the GPU: one workgroup per sequence turns the logits
 // at position pos into the token at pos+1 (temperature, top-p), writes it with its log-prob and
 // the τ-scaled distribution's entropy, and steps that sequence's state machine (prompt →
-// running → ended / truncated → PAD). The PRNG is a stateless hash of (seed, b, pos), so a
+// running → ended / truncated → PAD). The PRNG is a stateless hash of (seed, row, pos) — row =
+// seqs[b·4 + 3], the sequence's id, whatever slot b holds it — so a
 // decode loop is a replay of recorded dispatches with no readback per token.
 // Float64 twin (must pick identical tokens): src/model/reference/sampling.ts.
 
@@ -170,7 +171,7 @@ fn sample_tokens(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_in
     if (part_last[t] != NONE) { last_kept = part_last[t]; }
   }
   let pos = state[0];
-  let u_mass = uniform01(p.seed, b, pos) * total;
+  let u_mass = uniform01(p.seed, seqs[b * 4u + 3u], pos) * total;  // keyed by the row id, not the slot
   var x = NONE;
   if (prefix <= u_mass && u_mass < prefix + kept) {
     var local = 0.0;

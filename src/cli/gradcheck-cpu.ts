@@ -298,7 +298,10 @@ function kernelChecks(rt: CpuRuntime): CpuCheck[] {
       const opts = { temperature: 0.7, topP: 0.9, seed: rng.nextU32(), maxResponseLength: 5, eosId: 2, padId: 0 };
       const tokens = new Uint32Array(B * stride).fill(7);
       const seqs = new Uint32Array(B * 4);
-      for (let b = 0; b < B; b++) seqs[b * 4] = 1 + (b % 4);
+      for (let b = 0; b < B; b++) {
+        seqs[b * 4] = 1 + (b % 4);
+        seqs[b * 4 + 3] = (5 * b + 3) % B; // row ids, permuted against the slots
+      }
       const [refLogp, refEnt] = [new Float64Array(B * stride), new Float64Array(B * stride)];
       const [pTok, pSeq, sl, se] = [m.u32(tokens), m.u32(seqs), m.f32(new Float64Array(B * stride)), m.f32(new Float64Array(B * stride))];
       const o = m.bytes(32);

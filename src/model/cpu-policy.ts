@@ -20,7 +20,7 @@ import { AccumulationState, checkBatch } from './engine-checks';
 import type { GenerateRequest, GenerateResult } from './engine-types';
 import { decodeStats, STATS, STATS_FLOATS, type StepStats } from './step';
 import { cpuMatmulGflops } from './cpu/bench';
-import { decodePlan, generateOnCpu, type DecodePlan } from './cpu/generate';
+import { decodePlan, generateOnCpu, type CpuGenerateOptions, type DecodePlan } from './cpu/generate';
 import { CpuPolicyMemory, type TrainPlan } from './cpu/memory';
 import { forwardProgram, updateProgram } from './cpu/train';
 
@@ -170,7 +170,8 @@ export class CpuPolicy implements PolicyEngine {
 
   // ---- decoding ----------------------------------------------------------------------------
 
-  async generate(req: GenerateRequest): Promise<GenerateResult> {
+  /** opts.compact false: decode finished sequences too (the twin the compaction is tested against). */
+  async generate(req: GenerateRequest, opts: CpuGenerateOptions = {}): Promise<GenerateResult> {
     this.check();
     return generateOnCpu(this.mem, req, (B) => {
       let plan = this.decodePlans.get(B);
@@ -179,7 +180,7 @@ export class CpuPolicy implements PolicyEngine {
         this.decodePlans.set(B, plan);
       }
       return plan;
-    });
+    }, opts);
   }
 
   destroy(): void {

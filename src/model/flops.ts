@@ -45,10 +45,17 @@ export function trainStepFlops(cfg: ModelConfig, rows: number, T: number): FlopC
   return sum(3 * f.linear, 3 * f.head, 3 * f.attention);
 }
 
-/** Matmul FLOPs of `steps` decode steps (positions 0 … steps − 1) of B sequences. */
-export function decodeFlops(cfg: ModelConfig, B: number, steps: number): FlopCount {
+/**
+ * Matmul FLOPs of a decode whose step at position p decoded liveRows[p] sequences (GenerateResult.liveRows;
+ * B at every step where nothing stops early): a sequence decoded at position p attends to p + 1 keys.
+ */
+export function decodeFlops(cfg: ModelConfig, liveRows: readonly number[]): FlopCount {
   const C = cfg.dModel;
-  // Σ_{p<steps} (p + 1) = steps(steps + 1)/2 keys attended per sequence and layer.
-  const keys = (steps * (steps + 1)) / 2;
-  return sum(B * steps * linearPerToken(cfg), B * steps * 2 * C * cfg.vocabSize, B * cfg.nLayers * 4 * C * keys);
+  let slots = 0;
+  let keys = 0;
+  liveRows.forEach((n, p) => {
+    slots += n;
+    keys += n * (p + 1);
+  });
+  return sum(slots * linearPerToken(cfg), slots * 2 * C * cfg.vocabSize, cfg.nLayers * 4 * C * keys);
 }

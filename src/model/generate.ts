@@ -12,7 +12,7 @@ export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { 
   const { rt, cfg } = policy;
   const B = req.prompts.length;
   const Tmax = cfg.contextLength;
-  if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0 };
+  if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0, liveRows: [] };
   const maxPrompt = checkGenerateRequest(req, cfg);
   const plan = await policy.decodePlan(B);
   const tokens = new Uint32Array(B * Tmax).fill(req.padId);
@@ -20,6 +20,7 @@ export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { 
   req.prompts.forEach((p, b) => {
     tokens.set(p, b * Tmax);
     seqs[b * 4] = p.length;
+    seqs[b * 4 + 3] = b; // the row id that keys the sampler's draw
   });
   rt.write(plan.tokens, tokens);
   rt.write(plan.seqs, seqs);
@@ -56,15 +57,16 @@ export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { 
     rt.readF32(plan.sampleLogp, 0, B * Tmax),
     rt.readF32(plan.sampleEntropy, 0, B * Tmax),
   ]);
-  return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, steps);
+  return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, new Array<number>(steps).fill(B));
 }
 
 /**
  * The per-sequence result of a decode, from its buffers read back (either engine): tokens,
- * seqs (promptLen, responseLen, status per sequence), per-token logp and entropy, [B × Tmax].
+ * seqs (promptLen, responseLen, status per sequence), per-token logp and entropy, [B × Tmax],
+ * in the order of the request's prompts.
  */
-export function generationResult(outTokens: Uint32Array, outSeqs: Uint32Array, lp: Float32Array, ent: Float32Array, B: number, Tmax: number, steps: number): GenerateResult {
-  const res: GenerateResult = { responses: [], finish: [], logp: [], entropy: [], steps };
+export function generationResult(outTokens: Uint32Array, outSeqs: Uint32Array, lp: Float32Array, ent: Float32Array, B: number, Tmax: number, liveRows: number[]): GenerateResult {
+  const res: GenerateResult = { responses: [], finish: [], logp: [], entropy: [], steps: liveRows.length, liveRows };
   for (let b = 0; b < B; b++) {
     const P = outSeqs[b * 4];
     const len = outSeqs[b * 4 + 1];

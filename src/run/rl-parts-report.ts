@@ -21,7 +21,7 @@ export interface RlPartsRound {
   alone: Record<AlonePhase, number>;
   /** Tokens the step's rollout decode generated (responses, EOS included). */
   genTokens: number;
-  /** Decode slots of the rollout decode: Σ decode steps × rows (a row is decoded at every step, finished or not). */
+  /** Decode slots of the rollout decode: Σ over decode steps of the rows decoded (decodeSlots). */
   genSlots?: number;
   /** The held-out eval: its time, generated tokens and decode slots. */
   eval: { s: number; tokens: number; slots?: number };
@@ -118,7 +118,7 @@ export function rlPartsTable(r: RlPartsReport): string[] {
     `| **timing_s/step** vs Σ parts alone | **${s(r.step_s)}** | **${s(r.sum_of_parts_s)}** | **${x(r.step_over_parts, TARGETS.stepOverParts)}** |`,
     `| held-out eval (${r.eval.tokens} tokens) vs a rollout decode of equal tokens | ${s(r.eval.median_s)} | ${s(r.eval.rollout_of_equal_tokens_s)} | ${x(r.eval.ratio, TARGETS.evalOverRollout)} |`,
     ...(r.eval.slots
-      ? [`| decode slots (steps × rows): tokens per slot, eval / rollout; seconds per slot, eval / rollout | ${r.eval.slots.tokens_per_slot.toFixed(3)} | ${r.eval.slots.rollout_tokens_per_slot.toFixed(3)} | ${x(r.eval.slots.s_per_slot_ratio)} |`]
+      ? [`| decode slots (rows decoded, summed over steps): tokens per slot, eval / rollout; seconds per slot, eval / rollout | ${r.eval.slots.tokens_per_slot.toFixed(3)} | ${r.eval.slots.rollout_tokens_per_slot.toFixed(3)} | ${x(r.eval.slots.s_per_slot_ratio)} |`]
       : []),
   ];
 }

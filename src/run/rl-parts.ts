@@ -12,6 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { decodeCheckpoint } from '../model/checkpoint';
 import type { Backend, GenerateRequest, GenerateResult, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from '../model/engine';
+import { decodeSlots } from '../model/engine-types';
 import { DEFAULT_RUNG, getPreset, type RungName } from '../rl/config';
 import type { RunConfig } from '../rl/config';
 import { weightsChecksum } from '../rl/offline-sampling';
@@ -29,7 +30,7 @@ export function shippedBaseFor(config: RunConfig): Uint8Array | undefined {
 
 /** What a recorded policy was asked to do since the last take(). */
 export interface RecordedCalls {
-  /** tokens: generated; slots: decode steps × rows (every row is decoded at every step, finished or not). */
+  /** tokens: generated; slots: the decode slots the engine computed (decodeSlots). */
   generate: { req: GenerateRequest; tokens: number; slots: number }[];
   update: { batch: UpdateBatch; loss: UpdateLoss; o: UpdateOptions }[];
 }
@@ -39,7 +40,7 @@ export function recordingPolicy(inner: PolicyEngine): { policy: PolicyEngine; ta
   let calls: RecordedCalls = { generate: [], update: [] };
   const generate = async (req: GenerateRequest): Promise<GenerateResult> => {
     const res = await inner.generate(req);
-    calls.generate.push({ req, tokens: generatedTokens(res), slots: res.steps * req.prompts.length });
+    calls.generate.push({ req, tokens: generatedTokens(res), slots: decodeSlots(res) });
     return res;
   };
   const update = (batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions) => {

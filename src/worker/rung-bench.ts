@@ -7,6 +7,7 @@
  */
 import { BENCH_ADAMW, BENCH_GRPO_LOSS, benchTrainBatch } from '../model/bench-batch';
 import type { Backend } from '../model/engine';
+import { decodeSlots } from '../model/engine-types';
 import { initParams } from '../model/init';
 import { resolveStage, type RunConfig } from '../rl/config';
 import { maxPromptTokens } from '../tasks';
@@ -45,17 +46,18 @@ export async function measureStepSeconds(backend: Backend, cfg: RunConfig, now: 
     const n = Math.min(MEASURE.decodeTokens, m.contextLength - 1);
     const req = { prompts: Array.from({ length: MEASURE.decodeSequences }, () => [0]), maxResponseLength: n, temperature: 1, topP: 1, eosId: m.vocabSize - 1, padId: 0 };
     let decodeS = 0;
-    let decodeSteps = 1;
+    let slots = 1;
     for (let i = 0; i < 2; i++) {
       const t0 = now();
       const res = await policy.generate({ ...req, seed: i });
-      // A random policy may end every sequence early (EOS): the batch stops then, so time per decode step run.
+      // A random policy may end sequences early (EOS): the CPU engine stops decoding them, and the batch
+      // stops when all have ended, so time per decode slot computed.
       if (i > 0) {
         decodeS += (now() - t0) / 1000;
-        decodeSteps = Math.max(1, res.steps);
+        slots = Math.max(1, decodeSlots(res));
       }
     }
-    const perToken = { train: trainS / 2 / (MEASURE.trainRows * T), decode: decodeS / (MEASURE.decodeSequences * decodeSteps) };
+    const perToken = { train: trainS / 2 / (MEASURE.trainRows * T), decode: decodeS / slots };
     return scaleStepSeconds(stepWork(cfg), perToken);
   } finally {
     policy.destroy();

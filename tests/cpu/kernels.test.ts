@@ -500,7 +500,10 @@ describe('sampling vs float64 twin', () => {
       const seqs = new Uint32Array(B * 4);
       const refLogp = new Float64Array(B * stride);
       const refEnt = new Float64Array(B * stride);
-      for (let b = 0; b < B; b++) seqs[b * 4] = 1 + (b % 4);
+      for (let b = 0; b < B; b++) {
+        seqs[b * 4] = 1 + (b % 4);
+        seqs[b * 4 + 3] = (5 * b + 3) % B; // row ids, permuted against the slots
+      }
       const pTok = m.u32(tokens);
       const pSeq = m.u32(seqs);
       const sl = m.f32(new Float64Array(B * stride));
@@ -531,7 +534,7 @@ describe('sampling vs float64 twin', () => {
   });
 
   it('the PRNG draw is the reference uniformAt (read through the choice between two equally likely tokens)', async () => {
-    // With logits [0, 0] at τ = 1, token 1 is chosen iff u ≥ 0.5: the draw's top bit, for many (seed, b, pos).
+    // With logits [0, 0] at τ = 1, token 1 is chosen iff u ≥ 0.5: the draw's top bit, for many (seed, row, pos).
     const rt = await cpu();
     const m = new Mem(rt);
     const B = 64;
@@ -539,7 +542,10 @@ describe('sampling vs float64 twin', () => {
     const stride = 40;
     const s = freshSeed();
     const tokens = m.u32(new Uint32Array(B * stride));
-    const seqs = m.u32(new Uint32Array(B * 4).map((_, i) => (i % 4 === 0 ? 1 : 0)));
+    // Slot b holds row (37b + 11) mod B, a permutation: the draw is keyed by the row id in seqs, not the slot.
+    const row = (b: number) => (37 * b + 11) % B;
+    const fresh = () => new Uint32Array(B * 4).map((_, i) => (i % 4 === 0 ? 1 : i % 4 === 3 ? row(i >> 2) : 0));
+    const seqs = m.u32(fresh());
     const o = rt.alloc(32);
     writeSampler(rt, o, { temperature: 1, topP: 1, seed: s, maxResponseLength: 1000, eosId: 0, padId: 0 }, V);
     // Every position starts from fresh sequence states (prompt of 1, running), so each run is one draw per sequence.
@@ -550,11 +556,11 @@ describe('sampling vs float64 twin', () => {
     const sl = m.f32(new Float64Array(B * stride));
     const se = m.f32(new Float64Array(B * stride));
     for (let pos = 0; pos < 30; pos++) {
-      rt.u32(seqs, B * 4).set(new Uint32Array(B * 4).map((_, i) => (i % 4 === 0 ? 1 : 0)));
+      rt.u32(seqs, B * 4).set(fresh());
       rt.u32(posPtr, 1)[0] = pos;
       m.run((p) => p.sample({ logits, tokens, seqs, sampleLogp: sl, sampleEntropy: se, opts: o, scratch, scratchStride: sstride, V, stride, contextLength: stride, posPtr, B }));
       const got = m.readU32(tokens, B * stride);
-      for (let b = 0; b < B; b++) expect(got[b * stride + pos + 1], `seed ${s} b ${b} pos ${pos}`).toBe(uniformAt(s, b, pos) >= 0.5 ? 1 : 0);
+      for (let b = 0; b < B; b++) expect(got[b * stride + pos + 1], `seed ${s} b ${b} pos ${pos}`).toBe(uniformAt(s, row(b), pos) >= 0.5 ? 1 : 0);
     }
   });
 });

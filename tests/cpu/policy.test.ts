@@ -6,7 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateModelConfig } from '../../src/model/config';
+import { CpuPolicy } from '../../src/model/cpu-policy';
+import { liveSizes } from '../../src/model/cpu/generate';
+import { decodeSlots } from '../../src/model/engine-types';
 import { initParams } from '../../src/model/init';
+import { Rng } from '../../src/util/rng';
 import { ADAMW, CASES, cpuBackend, LOSS, policyOn, randomSetup, updateAndGenerate } from '../model/engines';
 import { freshSeed } from './harness';
 
@@ -47,6 +51,49 @@ it('without refLogp the KL term is off whatever β (the WebGPU engine refuses β
   expect(withBeta.klSum).toBe(0);
   expect(withBeta).toEqual(await pol.update(onPolicy, { kind: 'grpo', opts: { ...LOSS, klCoef: 0 } }, { step: 1, adamw: ADAMW, update: false }));
   pol.destroy();
+});
+
+describe('decoding only the running sequences', () => {
+  it('live sizes: B first, each at least a quarter smaller than the last, down to 1', () => {
+    expect(liveSizes(1)).toEqual([1]);
+    expect(liveSizes(2)).toEqual([2, 1]);
+    expect(liveSizes(37)).toEqual([37, 28, 21, 16, 12, 9, 7, 6, 5, 4, 3, 2, 1]);
+    const big = liveSizes(1024);
+    expect(big.length).toBe(25);
+    for (let i = 1; i < big.length; i++) expect(big[i]).toBeLessThanOrEqual(Math.ceil((big[i - 1] * 3) / 4));
+  });
+
+  it('gives, bit for bit, what decoding every slot gives, at 1, 2 and 3 threads, with fewer slots', async () => {
+    const seed = freshSeed();
+    const rng = new Rng(seed);
+    // A context long enough that responses end over many steps (EOS is 1 of 11 tokens), and 37 prompts of 1–6 tokens.
+    const cfg = validateModelConfig({ vocabSize: 11, contextLength: 40, nLayers: 2, dModel: 12, nHeads: 3, mlpRatio: 2, norm: 'rmsnorm', tiedEmbeddings: true });
+    const p32 = initParams(cfg, seed);
+    for (let i = 0; i < p32.length; i++) p32[i] += 0.3 * rng.normal();
+    const prompts = Array.from({ length: 37 }, () => [1, ...Array.from({ length: rng.nextU32() % 6 }, () => 3 + (rng.nextU32() % 8))]);
+    for (const threads of [1, 2, 3]) {
+      const pol = (await policyOn(await cpuBackend(threads), cfg, p32)) as CpuPolicy;
+      for (const [temperature, topP] of [[1, 1], [0.7, 0.9]]) {
+        const req = { prompts, maxResponseLength: 30, temperature, topP, seed: rng.nextU32(), eosId: 2, padId: 0 };
+        const every = await pol.generate(req, { compact: false });
+        const running = await pol.generate(req);
+        const msg = `seed ${seed} threads ${threads} τ ${temperature}`;
+        expect({ ...running, liveRows: [] }, msg).toEqual({ ...every, liveRows: [] });
+        expect(every.liveRows, msg).toEqual(new Array(every.steps).fill(prompts.length));
+        // Each step decodes no more slots than the one before, and at least the sequences still running.
+        for (let p = 1; p < running.steps; p++) expect(running.liveRows[p], msg).toBeLessThanOrEqual(running.liveRows[p - 1]);
+        const [slots, everySlots] = [decodeSlots(running), decodeSlots(every)];
+        // Sequence b runs for P_b + L_b − 1 steps (prompt, then its response); the live slots stay within
+        // 4/3 of the running ones, plus one step's lag. Prompts of 1–6 tokens end at different steps even
+        // when every response runs to the limit, so slots are always saved.
+        const useful = prompts.reduce((a, pr, b) => a + pr.length + every.responses[b].length - 1, 0);
+        expect(slots, msg).toBeGreaterThanOrEqual(useful);
+        expect(slots, msg).toBeLessThanOrEqual((4 / 3) * (useful + every.steps) + every.steps);
+        expect(slots, msg).toBeLessThan(everySlots);
+      }
+      pol.destroy();
+    }
+  });
 });
 
 describe('determinism', () => {

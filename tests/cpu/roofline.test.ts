@@ -75,8 +75,12 @@ describe('model FLOP count', () => {
     expect(f).toEqual({ linear: 6 * 256, head: 6 * 40, attention: 2 * 2 * 48, total: 1536 + 240 + 192 });
     expect(trainStepFlops(cfg, 2, 3).total).toBe(3 * 1968);
     // Decoding positions 0, 1, 2 of both sequences is the same work as the forward over them.
-    expect(decodeFlops(cfg, 2, 3)).toEqual(f);
-    expect(decodeFlops(cfg, 2, 2).attention).toBe(2 * 2 * 2 * (1 + 2) * 2 * 2);
+    expect(decodeFlops(cfg, [2, 2, 2])).toEqual(f);
+    expect(decodeFlops(cfg, [2, 2]).attention).toBe(2 * 2 * 2 * (1 + 2) * 2 * 2);
+    // A sequence that stops after position 0 costs its one position only: 3 + 2 + 2 slots, keys 3·1 + 2·2 + 2·3.
+    const early = decodeFlops(cfg, [3, 2, 2]);
+    expect([early.linear, early.head]).toEqual([7 * 256, 7 * 40]);
+    expect(early.attention).toBe(decodeFlops(cfg, [1]).attention * (3 * 1 + 2 * 2 + 2 * 3));
   });
 
   it("the linear layers and head agree with the engine's list of a train step's products", () => {

@@ -37,6 +37,7 @@ class Decode {
     prompts.forEach((pr, b) => {
       this.tokens.set(pr, b * tokenStride);
       this.seqs[b * 4] = pr.length;
+      this.seqs[b * 4 + 3] = B - 1 - b; // row ids keying the draws, reversed against the slots
     });
     this.logp = new Float64Array(B * tokenStride).fill(NaN);
     this.entropy = new Float64Array(B * tokenStride).fill(NaN);

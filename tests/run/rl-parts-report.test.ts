@@ -46,7 +46,7 @@ describe('rlPartsReport', () => {
     expect(table).toMatch(/0\.83× \(≤ 2 ✓\)/);
   });
 
-  it('compares decode slots (steps × rows) when the rounds have them', () => {
+  it('compares decode slots (rows decoded, summed over steps) when the rounds have them', () => {
     const withSlots = (evalS: number, gen: number) => ({ ...round(0.1, 0.1, gen, 0.1, 0, evalS, 100, 800), genSlots: 200, eval: { s: evalS, tokens: 800, slots: 3200 } });
     const r = rlPartsReport([withSlots(1.6, 0.1), withSlots(3.2, 0.2), withSlots(2.4, 0.15)], 0);
     // tokens per slot 0.25 vs 0.5; seconds per slot 2.4/3200 vs 0.15/200 → 1×
@@ -81,7 +81,7 @@ describe('recordingPolicy', () => {
       cfg: {},
       async generate(req: GenerateRequest) {
         seen.push('generate');
-        return { responses: req.prompts.map(() => [1, 2, 3]), finish: [], logp: [], entropy: [], steps: 3 };
+        return { responses: req.prompts.map(() => [1, 2, 3]), finish: [], logp: [], entropy: [], steps: 3, liveRows: [2, 2, 1] };
       },
       async update() {
         seen.push('update');
@@ -98,7 +98,7 @@ describe('recordingPolicy', () => {
     expect(seen).toEqual(['generate', 'update']);
     expect(Array.from(await rec.policy.getParams())).toEqual([1]); // other methods bound to the inner policy
     const calls = rec.take();
-    expect(calls.generate).toEqual([{ req, tokens: 6, slots: 6 }]); // 3 steps × 2 rows
+    expect(calls.generate).toEqual([{ req, tokens: 6, slots: 5 }]); // 2 + 2 + 1 rows decoded
     expect(calls.update[0].o).toEqual({ step: 1 });
     expect(rec.take()).toEqual({ generate: [], update: [] });
   });

@@ -1,5 +1,5 @@
 // Batched sampling with the decoding state machine (twin: src/model/reference/sampling.ts, whose
-// token choice this reproduces: the same counter-based PCG draw uniformAt(seed, b, pos), the same
+// token choice this reproduces: the same counter-based PCG draw uniformAt(seed, row, pos), the same
 // top-p rule and inverse-CDF walk, computed in f64 like the twin). The reported log-prob and
 // entropy are the loss head's f32 row statistics (src/cpu/assembly/loss.ts), so a sampled token's
 // logp equals the training forward's logp for the same logits.
@@ -17,9 +17,9 @@ export const SEQ_TRUNCATED: u32 = 2;
   return (word >>> 22) ^ word;
 }
 
-/** Uniform in [0, 1) with 24 bits, a pure function of (seed, b, pos). */
-export function uniformAt(seed: u32, b: u32, pos: u32): f64 {
-  const h = pcgHash(pcgHash(pcgHash(seed) ^ b) ^ pos);
+/** Uniform in [0, 1) with 24 bits, a pure function of (seed, row, pos). */
+export function uniformAt(seed: u32, row: u32, pos: u32): f64 {
+  const h = pcgHash(pcgHash(pcgHash(seed) ^ row) ^ pos);
   return <f64>(h >>> 8) / 16777216.0;
 }
 
@@ -66,7 +66,7 @@ function siftDown(logits: usize, idx: usize, start: i32, n: i32): void {
 // Sampler options block: f64 temperature, f64 topP, then u32 seed, maxResponseLength, eosId, padId.
 /**
  * One decode step for sequences [b0, b1): logits [B×V] at position pos predict the token at pos+1.
- * seqs[b·4..] = [promptLen, responseLen, status, 0]; still in the prompt → nothing; ended/truncated →
+ * seqs[b·4..] = [promptLen, responseLen, status, row]; still in the prompt → nothing; ended/truncated →
  * PAD (logp = entropy = 0); no room left → truncated; else sample, write token / logp / entropy at
  * pos+1, count it, and stop on EOS (ended) or at maxResponseLength / the end of the context.
  * scratch per thread: V f64 probabilities + V u32 indices + V bytes (kept flags), f64-aligned.
@@ -128,7 +128,7 @@ export function sampleStep(logits: usize, tokens: usize, seqs: usize, sampleLogp
         lastKept = j;
       }
     }
-    const target = uniformAt(seed, <u32>b, <u32>pos) * total;
+    const target = uniformAt(seed, load<u32>(s, 12), <u32>pos) * total;
     let token = lastKept;
     let cum: f64 = 0;
     for (let j = 0; j < V; j++) {

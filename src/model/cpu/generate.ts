@@ -1,7 +1,7 @@
 /**
  * Batched generation on the CPU engine (the twin of src/model/generate.ts): Wᵀ prepared once,
- * then one recorded decode step per position for all sequences (KV cache, counter-based sampler).
- * Each thread owns a fixed set of sequences, so a step needs no barrier until its end.
+ * then one recorded decode step per position (KV cache, counter-based sampler) over the sequences
+ * still running. Each thread owns a fixed set of slots, so a step needs no barrier until its end.
  */
 import { writeSampler } from '../../cpu/blocks';
 import { ProgramBuilder } from '../../cpu/program';
@@ -11,18 +11,24 @@ import { checkGenerateRequest } from '../engine-checks';
 import type { GenerateRequest, GenerateResult } from '../engine-types';
 import { generationResult } from '../generate';
 import type { CpuPolicyMemory } from './memory';
+import { SEQ_RUNNING } from '../reference/sampling';
 
-/** Buffers of batched decoding for B sequences and the recorded step. */
+/** Buffers of batched decoding for B sequences, and the decode step over the first `rows` of them. */
 export interface DecodePlan {
   B: number;
   tokens: number;
   seqs: number;
   sampleLogp: number;
   sampleEntropy: number;
-  step: Program;
+  /** Every layer's K and V caches, [B × Tmax × C] each: a sequence's rows move with it. */
+  caches: number[];
+  /** The slot counts a step can run over, largest (B) first: liveSizes(B). */
+  sizes: number[];
+  /** The decode step over slots [0, rows), rows one of `sizes`; the same buffers for all. */
+  step(rows: number): Program;
 }
 
-/** Allocates the decoding buffers of B sequences (KV caches included) and records one decode step. */
+/** Allocates the decoding buffers of B sequences (KV caches included); steps are recorded per row count. */
 export function decodePlan(m: CpuPolicyMemory, B: number): DecodePlan {
   const { cfg } = m;
   const C = cfg.dModel;
@@ -46,35 +52,69 @@ export function decodePlan(m: CpuPolicyMemory, B: number): DecodePlan {
   const fch = a(B * F);
   const fchGelu = a(B * F);
   const logits = a(B * V);
-  // Every command splits the B sequences the same way (unit 1), so a thread only ever reads
-  // rows it wrote itself: no barrier inside a step.
-  const b = new ProgramBuilder();
-  const norm = (w: string, bias: string) => b.normForward({ kind, inp: x, weight: m.p(w), bias: ln ? m.p(bias) : undefined, out: lnOut, mean: ln ? mean : undefined, rstd, rows: B, C });
-  b.encoderDecode(tokens, m.p('wte'), m.p('wpe'), x, Tmax, m.pos, C, B);
-  for (let l = 0; l < cfg.nLayers; l++) {
-    const n = layerNames(l);
-    const kcache = a(B * Tmax * C);
-    const vcache = a(B * Tmax * C);
-    norm(n.ln1w, n.ln1b);
-    b.matmulNN({ a: lnOut, b: m.t(n.qkvw), out: qkv, bias: m.p(n.qkvb), M: B, N: 3 * C, K: C, rowUnit: 1 });
-    b.attentionDecode({ qkv, kcache, vcache, out: atty, scratch: m.scratch, scratchStride: m.scratchStride, Tmax, C, H, posPtr: m.pos, B });
-    b.matmulNN({ a: atty, b: m.t(n.projw), out: x, bias: m.p(n.projb), resid: x, M: B, N: C, K: C, rowUnit: 1 });
-    norm(n.ln2w, n.ln2b);
-    b.matmulNN({ a: lnOut, b: m.t(n.fcw), out: fch, bias: m.p(n.fcb), aux: fchGelu, gelu: 'fwd', M: B, N: F, K: C, rowUnit: 1 });
-    b.matmulNN({ a: fchGelu, b: m.t(n.fcprojw), out: x, bias: m.p(n.fcprojb), resid: x, M: B, N: C, K: F, rowUnit: 1 });
-  }
-  norm('lnf.w', 'lnf.b');
-  b.matmulNN({ a: lnOut, b: m.t(headName(cfg)), out: logits, M: B, N: V, K: C, rowUnit: 1 });
-  b.sample({ logits, tokens, seqs, sampleLogp, sampleEntropy, opts: m.samplerOpts, scratch: m.scratch, scratchStride: m.scratchStride, V, stride: Tmax, contextLength: Tmax, posPtr: m.pos, B });
-  return { B, tokens, seqs, sampleLogp, sampleEntropy, step: m.own(b.finish(m.rt)) };
+  const layers = Array.from({ length: cfg.nLayers }, () => ({ kcache: a(B * Tmax * C), vcache: a(B * Tmax * C) }));
+  const record = (R: number): Program => {
+    // Every command splits the R sequences the same way (unit 1), so a thread only ever reads
+    // rows it wrote itself: no barrier inside a step.
+    const b = new ProgramBuilder();
+    const norm = (w: string, bias: string) => b.normForward({ kind, inp: x, weight: m.p(w), bias: ln ? m.p(bias) : undefined, out: lnOut, mean: ln ? mean : undefined, rstd, rows: R, C });
+    b.encoderDecode(tokens, m.p('wte'), m.p('wpe'), x, Tmax, m.pos, C, R);
+    layers.forEach(({ kcache, vcache }, l) => {
+      const n = layerNames(l);
+      norm(n.ln1w, n.ln1b);
+      b.matmulNN({ a: lnOut, b: m.t(n.qkvw), out: qkv, bias: m.p(n.qkvb), M: R, N: 3 * C, K: C, rowUnit: 1 });
+      b.attentionDecode({ qkv, kcache, vcache, out: atty, scratch: m.scratch, scratchStride: m.scratchStride, Tmax, C, H, posPtr: m.pos, B: R });
+      b.matmulNN({ a: atty, b: m.t(n.projw), out: x, bias: m.p(n.projb), resid: x, M: R, N: C, K: C, rowUnit: 1 });
+      norm(n.ln2w, n.ln2b);
+      b.matmulNN({ a: lnOut, b: m.t(n.fcw), out: fch, bias: m.p(n.fcb), aux: fchGelu, gelu: 'fwd', M: R, N: F, K: C, rowUnit: 1 });
+      b.matmulNN({ a: fchGelu, b: m.t(n.fcprojw), out: x, bias: m.p(n.fcprojb), resid: x, M: R, N: C, K: F, rowUnit: 1 });
+    });
+    norm('lnf.w', 'lnf.b');
+    b.matmulNN({ a: lnOut, b: m.t(headName(cfg)), out: logits, M: R, N: V, K: C, rowUnit: 1 });
+    b.sample({ logits, tokens, seqs, sampleLogp, sampleEntropy, opts: m.samplerOpts, scratch: m.scratch, scratchStride: m.scratchStride, V, stride: Tmax, contextLength: Tmax, posPtr: m.pos, B: R });
+    return m.own(b.finish(m.rt));
+  };
+  // One step per size of the ladder, recorded with the buffers: the plan's memory is fixed.
+  const sizes = liveSizes(B);
+  const programs = new Map(sizes.map((R) => [R, record(R)]));
+  const step = (rows: number): Program => {
+    const p = programs.get(rows);
+    if (!p) throw new Error(`decode step: ${rows} rows is not one of the plan's sizes ${sizes.join(', ')}`);
+    return p;
+  };
+  return { B, tokens, seqs, sampleLogp, sampleEntropy, caches: layers.flatMap((l) => [l.kcache, l.vcache]), sizes, step };
 }
 
-/** Runs one generation; `plan` gives the decode plan of B sequences (built on first use). */
-export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B: number) => DecodePlan): GenerateResult {
+/**
+ * The slot counts a decode step runs over: B, then each ⌈3/4⌉ of the one before, down to 1. The
+ * live slots shrink to the smallest size that holds the running sequences, so at most a quarter
+ * of a step's slots decode finished rows (every decode step costs in proportion to its slots, and
+ * a batch's last sequences run long after most have ended: half the eval's slots were finished
+ * rows before, BENCHMARKS.md "rl-parts"), with ~2.4·ln B recorded steps per plan.
+ */
+export function liveSizes(B: number): number[] {
+  const sizes = [B];
+  for (let s = B; s > 1; ) sizes.push((s = Math.min(s - 1, Math.ceil((s * 3) / 4))));
+  return sizes;
+}
+
+export interface CpuGenerateOptions {
+  /** false: decode every sequence until the last ends (the reference for the compaction test). */
+  compact?: boolean;
+}
+
+/**
+ * Runs one generation; `plan` gives the decode plan of B sequences (built on first use).
+ * Sequences that have ended stop being decoded: the running ones move to the front slots (their
+ * tokens, state, log-probs and KV cache rows with them) and the step runs over those slots only.
+ * Each row computes the same floats in any slot, and the sampler's draw is keyed by the sequence's
+ * row id (seqs[b·4 + 3]), not its slot, so the result is bit for bit that of decoding every slot.
+ */
+export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B: number) => DecodePlan, opts: CpuGenerateOptions = {}): GenerateResult {
   const { cfg, rt } = m;
   const B = req.prompts.length;
   const Tmax = cfg.contextLength;
-  if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0 };
+  if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0, liveRows: [] };
   const maxPrompt = checkGenerateRequest(req, cfg);
   writeSampler(rt, m.samplerOpts, { temperature: req.temperature, topP: req.topP, seed: req.seed >>> 0, maxResponseLength: req.maxResponseLength, eosId: req.eosId, padId: req.padId }, cfg.vocabSize);
   const p = plan(B);
@@ -85,27 +125,80 @@ export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B
   req.prompts.forEach((prompt, b) => {
     tokens.set(prompt, b * Tmax);
     seqs[b * 4] = prompt.length;
+    seqs[b * 4 + 3] = b; // the row id that keys the sampler's draw
   });
   rt.f32(p.sampleLogp, B * Tmax).fill(0);
   rt.f32(p.sampleEntropy, B * Tmax).fill(0);
   rt.run(m.prepare);
   // The last position that can hold a response token is maxPrompt - 1 + maxResponseLength.
   const totalSteps = Math.min(maxPrompt - 1 + req.maxResponseLength, Tmax - 1);
+  const compact = opts.compact ?? true;
+  let live = B;
+  let moved = false;
   let steps = 0;
+  const liveRows: number[] = [];
   while (steps < totalSteps) {
     rt.u32(m.pos, 1)[0] = steps;
-    rt.run(p.step);
+    rt.run(p.step(live));
+    liveRows.push(live);
     steps++;
-    if (steps >= maxPrompt && steps < totalSteps) {
-      const st = rt.u32(p.seqs, B * 4);
-      let running = false;
-      for (let b = 0; b < B; b++) if (st[b * 4 + 2] === 0) running = true;
-      if (!running) break;
+    if (steps >= totalSteps) break;
+    const st = rt.u32(p.seqs, B * 4);
+    let running = 0;
+    for (let b = 0; b < live; b++) if (st[b * 4 + 2] === SEQ_RUNNING) running++;
+    if (running === 0) break; // (a sequence still reading its prompt is running)
+    if (!compact) continue;
+    let fit = live;
+    for (const R of p.sizes) if (R < fit && R >= running) fit = R;
+    if (fit < live) {
+      compactSlots(m, p, live, running, steps);
+      live = fit;
+      moved = true;
     }
   }
   const outTokens = rt.u32(p.tokens, B * Tmax);
   const outSeqs = rt.u32(p.seqs, B * 4);
   const lp = rt.f32(p.sampleLogp, B * Tmax);
   const ent = rt.f32(p.sampleEntropy, B * Tmax);
-  return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, steps);
+  if (!moved) return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, liveRows);
+  // Back to the request's order: slot b holds row seqs[b·4 + 3].
+  const [t2, s2, lp2, ent2] = [new Uint32Array(B * Tmax), new Uint32Array(B * 4), new Float32Array(B * Tmax), new Float32Array(B * Tmax)];
+  for (let b = 0; b < B; b++) {
+    const r = outSeqs[b * 4 + 3];
+    t2.set(outTokens.subarray(b * Tmax, (b + 1) * Tmax), r * Tmax);
+    s2.set(outSeqs.subarray(b * 4, b * 4 + 4), r * 4);
+    lp2.set(lp.subarray(b * Tmax, (b + 1) * Tmax), r * Tmax);
+    ent2.set(ent.subarray(b * Tmax, (b + 1) * Tmax), r * Tmax);
+  }
+  return generationResult(t2, s2, lp2, ent2, B, Tmax, liveRows);
+}
+
+/**
+ * Moves the `running` sequences among slots [0, live) into slots [0, running): each finished
+ * sequence in the front swaps with a running one from the back. Tokens, state, log-probs and
+ * entropies swap whole; KV cache rows (positions [0, filled)) only travel to the front, since a
+ * finished sequence is never decoded again.
+ */
+function compactSlots(m: CpuPolicyMemory, p: DecodePlan, live: number, running: number, filled: number): void {
+  const { rt, cfg } = m;
+  const Tmax = cfg.contextLength;
+  const C = cfg.dModel;
+  const B = p.B;
+  const seqs = rt.u32(p.seqs, B * 4);
+  const rows = [rt.u32(p.tokens, B * Tmax), rt.f32(p.sampleLogp, B * Tmax), rt.f32(p.sampleEntropy, B * Tmax)];
+  const caches = p.caches.map((c) => rt.f32(c, B * Tmax * C));
+  const swap = (arr: Uint32Array | Float32Array, i: number, j: number, n: number) => {
+    const keep = arr.slice(i * n, (i + 1) * n);
+    arr.copyWithin(i * n, j * n, (j + 1) * n);
+    arr.set(keep, j * n);
+  };
+  let j = live - 1;
+  for (let i = 0; i < running; i++) {
+    if (seqs[i * 4 + 2] === SEQ_RUNNING) continue;
+    while (seqs[j * 4 + 2] !== SEQ_RUNNING) j--;
+    swap(seqs, i, j, 4);
+    for (const a of rows) swap(a, i, j, Tmax);
+    for (const c of caches) c.copyWithin(i * Tmax * C, j * Tmax * C, j * Tmax * C + filled * C);
+    j--;
+  }
 }

@@ -19,9 +19,9 @@ export function pcgHash(x: number): number {
   return ((word >>> 22) ^ word) >>> 0;
 }
 
-/** Uniform in [0, 1) with 24 bits (exact in f32), a pure function of (seed, b, pos). */
-export function uniformAt(seed: number, b: number, pos: number): number {
-  const h = pcgHash((pcgHash((pcgHash(seed >>> 0) ^ b) >>> 0) ^ pos) >>> 0);
+/** Uniform in [0, 1) with 24 bits (exact in f32), a pure function of (seed, row, pos): row is the sequence's id. */
+export function uniformAt(seed: number, row: number, pos: number): number {
+  const h = pcgHash((pcgHash((pcgHash(seed >>> 0) ^ row) >>> 0) ^ pos) >>> 0);
   return (h >>> 8) / 16777216;
 }
 
@@ -82,7 +82,8 @@ export function sampleToken(logits: ArrayLike<number>, temperature: number, topP
 
 /**
  * One decode step for every sequence, in place, mirroring the kernel: the logits [B×V] predict
- * the token at pos+1. Per sequence b (seqs[b·4..] = [promptLen, responseLen, status, 0]):
+ * the token at pos+1. Per sequence b (seqs[b·4..] = [promptLen, responseLen, status, row]; row keys
+ * the draw, uniformAt(seed, row, pos), so a sequence moved to another slot draws the same tokens):
  * still in the prompt → nothing; ended/truncated → PAD (logp = entropy = 0) at pos+1; no room
  * left (pos+1 ≥ min(tokenStride, contextLength)) → truncated; else sample, write token, logp
  * and entropy at pos+1, count it, and stop on EOS (ended) or at maxResponseLength / the end of
@@ -120,7 +121,7 @@ export function sampleStep(a: {
       continue;
     }
     const row = Array.prototype.slice.call(a.logits, b * V, (b + 1) * V) as number[];
-    const r = sampleToken(row, opts.temperature, opts.topP, uniformAt(opts.seed, b, pos));
+    const r = sampleToken(row, opts.temperature, opts.topP, uniformAt(opts.seed, a.seqs[s + 3], pos));
     a.tokens[at] = r.token;
     a.sampleLogp[at] = r.logp;
     a.sampleEntropy[at] = r.entropy;

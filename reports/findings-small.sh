@@ -4,7 +4,7 @@
 # process works through its own list of PRESET:SEED pairs; the filter and start-evaluation caches are shared with
 # the entropy-control runs (reports/pool-small/offline-filters and start-evals). A run already finished is skipped; one cut off (the session
 # ended) continues from its checkpoint. Only finished runs are committed. When a finding's presets are all in,
-# its run folders join reports/pool-small, and
+# its run folders join reports/pool-small (git mv; the queue then skips them there), and
 #   magic-lab ablate FINDING --rung small --seeds 5 --backend wasm --threads 1 --runs reports/pool-small --reference
 # grpo and kl-on come last: their KL reference model (π_ref) first needed 2.3 GiB on the CPU engine, over its
 # 2 GiB; π_ref now forwards in chunks of at most 32 rows (src/rl/micro-batch.ts refForwardRows), so they fit.
@@ -22,6 +22,8 @@ ln -sfn ../pool-small/offline-filters "$pool/offline-filters"
 ln -sfn ../pool-small/start-evals "$pool/start-evals"
 for item in $queue; do
   preset=${item%%:*}; seed=${item##*:}
+  # A finished run whose finding is complete has moved to reports/pool-small: nothing left to do.
+  [ -f "reports/pool-small/$preset/seed-$seed/train-done.json" ] && continue
   node bin/magic-lab.mjs sweep --presets "$preset" --rung small --seeds 1 --seed-base "$seed" --backend wasm --threads 1 \
     --runs "$pool" --out "$pool/sweeps/$preset-$seed"
 done

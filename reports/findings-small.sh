@@ -6,6 +6,7 @@
 # ended) continues from its checkpoint. Only finished runs are committed. When a finding's presets are all in,
 # its run folders join reports/pool-small (git mv; the queue then skips them there), and
 #   magic-lab ablate FINDING --rung small --seeds 5 --backend wasm --threads 1 --runs reports/pool-small --reference
+# (both steps: bash reports/findings-small-join.sh FINDING)
 # grpo and kl-on come last: their KL reference model (π_ref) first needed 2.3 GiB on the CPU engine, over its
 # 2 GiB; π_ref now forwards in chunks of at most 32 rows (src/rl/micro-batch.ts refForwardRows), so they fit.
 # usage: findings-small.sh c|d   (c and d: the two queues below, crossed so each samples a seed's filter once)

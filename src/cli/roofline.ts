@@ -88,16 +88,16 @@ export async function roofline(o: { threads?: number; steps?: number; json?: str
         const trainFlop = trainStepFlops(cfg, rows, T).total;
         const sampleTimes: number[] = [];
         let decodeSteps = 0;
-        let liveRows: number[] = [];
+        let liveSlots: number[] = [];
         for (let i = 0; i < 3; i++) {
           const t0 = performance.now();
           const res = await policy.generate({ prompts: Array.from({ length: SAMPLE_SEQS }, () => [0]), maxResponseLength: Math.min(T - 1, SAMPLE_MAX), temperature: 1, topP: 1, seed: 0, eosId: cfg.vocabSize - 1, padId: 0 });
           if (i > 0) sampleTimes.push(performance.now() - t0);
           decodeSteps = res.steps;
-          liveRows = res.liveRows;
+          liveSlots = res.liveSlots;
         }
         const sampleMs = median(sampleTimes);
-        const sampleFlop = decodeFlops(cfg, liveRows).total;
+        const sampleFlop = decodeFlops(cfg, liveSlots).total;
         const trainG = trainFlop / trainMs / 1e6;
         const sampleG = sampleFlop / sampleMs / 1e6;
         result.rungs.push({

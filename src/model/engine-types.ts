@@ -31,14 +31,15 @@ export interface GenerateResult {
   /** Decode steps run (the batch stops when every sequence has finished). */
   steps: number;
   /**
-   * Sequences decoded at each decode step (length `steps`); their sum is the decode slots computed.
-   * The WebGPU engine decodes every sequence at every step (B each); the CPU engine stops decoding
-   * sequences that have finished (src/model/cpu/generate.ts), so its later steps decode fewer.
+   * Slots decoded at each decode step (length `steps`): the sequences still running, and any finished
+   * ones still in a decoded slot. The WebGPU engine decodes every slot at every step (B each); the CPU
+   * engine stops decoding sequences that have finished (src/model/cpu/generate.ts), so its later
+   * steps decode fewer.
    */
-  liveRows: number[];
+  liveSlots: number[];
 }
 
-/** Decode slots a generation computed: Σ over its steps of the sequences decoded. */
-export function decodeSlots(res: Pick<GenerateResult, 'liveRows'>): number {
-  return res.liveRows.reduce((a, n) => a + n, 0);
+/** Decode slots a generation computed: Σ over its steps of the slots decoded. */
+export function decodeSlots(res: Pick<GenerateResult, 'liveSlots'>): number {
+  return res.liveSlots.reduce((a, n) => a + n, 0);
 }

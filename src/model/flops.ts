@@ -46,14 +46,14 @@ export function trainStepFlops(cfg: ModelConfig, rows: number, T: number): FlopC
 }
 
 /**
- * Matmul FLOPs of a decode whose step at position p decoded liveRows[p] sequences (GenerateResult.liveRows;
+ * Matmul FLOPs of a decode whose step at position p decoded liveSlots[p] sequences (GenerateResult.liveSlots;
  * B at every step where nothing stops early): a sequence decoded at position p attends to p + 1 keys.
  */
-export function decodeFlops(cfg: ModelConfig, liveRows: readonly number[]): FlopCount {
+export function decodeFlops(cfg: ModelConfig, liveSlots: readonly number[]): FlopCount {
   const C = cfg.dModel;
   let slots = 0;
   let keys = 0;
-  liveRows.forEach((n, p) => {
+  liveSlots.forEach((n, p) => {
     slots += n;
     keys += n * (p + 1);
   });

@@ -12,7 +12,7 @@ export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { 
   const { rt, cfg } = policy;
   const B = req.prompts.length;
   const Tmax = cfg.contextLength;
-  if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0, liveRows: [] };
+  if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0, liveSlots: [] };
   const maxPrompt = checkGenerateRequest(req, cfg);
   const plan = await policy.decodePlan(B);
   const tokens = new Uint32Array(B * Tmax).fill(req.padId);
@@ -65,8 +65,8 @@ export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { 
  * seqs (promptLen, responseLen, status per sequence), per-token logp and entropy, [B × Tmax],
  * in the order of the request's prompts.
  */
-export function generationResult(outTokens: Uint32Array, outSeqs: Uint32Array, lp: Float32Array, ent: Float32Array, B: number, Tmax: number, liveRows: number[]): GenerateResult {
-  const res: GenerateResult = { responses: [], finish: [], logp: [], entropy: [], steps: liveRows.length, liveRows };
+export function generationResult(outTokens: Uint32Array, outSeqs: Uint32Array, lp: Float32Array, ent: Float32Array, B: number, Tmax: number, liveSlots: number[]): GenerateResult {
+  const res: GenerateResult = { responses: [], finish: [], logp: [], entropy: [], steps: liveSlots.length, liveSlots };
   for (let b = 0; b < B; b++) {
     const P = outSeqs[b * 4];
     const len = outSeqs[b * 4 + 1];

@@ -38,7 +38,7 @@ export interface SamplerOptions {
   temperature: number;
   /** Nucleus mass in (0, 1]; 1 keeps every token. */
   topP: number;
-  /** u32; the PRNG draws uniformAt(seed, b, pos), so change it for every new rollout batch. */
+  /** u32; the PRNG draws uniformAt(seed, row, pos) (row: the sequence's index in the request), so change it for every new rollout batch. */
   seed: number;
   maxResponseLength: number;
   eosId: number;

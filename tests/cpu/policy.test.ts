@@ -78,14 +78,15 @@ describe('decoding only the running sequences', () => {
         const every = await pol.generate(req, { compact: false });
         const running = await pol.generate(req);
         const msg = `seed ${seed} threads ${threads} τ ${temperature}`;
-        expect({ ...running, liveRows: [] }, msg).toEqual({ ...every, liveRows: [] });
-        expect(every.liveRows, msg).toEqual(new Array(every.steps).fill(prompts.length));
+        expect({ ...running, liveSlots: [] }, msg).toEqual({ ...every, liveSlots: [] });
+        expect(every.liveSlots, msg).toEqual(new Array(every.steps).fill(prompts.length));
         // Each step decodes no more slots than the one before, and at least the sequences still running.
-        for (let p = 1; p < running.steps; p++) expect(running.liveRows[p], msg).toBeLessThanOrEqual(running.liveRows[p - 1]);
+        for (let p = 1; p < running.steps; p++) expect(running.liveSlots[p], msg).toBeLessThanOrEqual(running.liveSlots[p - 1]);
         const [slots, everySlots] = [decodeSlots(running), decodeSlots(every)];
         // Sequence b runs for P_b + L_b − 1 steps (prompt, then its response); the live slots stay within
         // 4/3 of the running ones, plus one step's lag. Prompts of 1–6 tokens end at different steps even
-        // when every response runs to the limit, so slots are always saved.
+        // when every response runs to the limit, so some slots are saved (the first smaller size needs 9 of
+        // the 37 ended before the last step: ~31 prompts are shorter than the longest).
         const useful = prompts.reduce((a, pr, b) => a + pr.length + every.responses[b].length - 1, 0);
         expect(slots, msg).toBeGreaterThanOrEqual(useful);
         expect(slots, msg).toBeLessThanOrEqual((4 / 3) * (useful + every.steps) + every.steps);

@@ -175,9 +175,9 @@ describe('WebGPU engine', () => {
     const seed = freshSeed();
     const pol = (await policyOn(await webgpu.backend(), cfg, initParams(cfg, seed))) as WebGpuPolicyEngine;
     const req = { prompts: [[1, 4, 5], [1], [1, 7, 3, 2, 9], [1, 6]], maxResponseLength: 4, temperature: 0.9, topP: 0.95, seed: seed >>> 0, eosId: 2, padId: 0 };
-    const { steps: chunkedSteps, liveRows: chunkedRows, ...chunked } = await generate(pol.gpu, req, { chunk: 3 });
-    const { steps: wholeSteps, liveRows: wholeRows, ...whole } = await pol.generate(req);
-    expect([chunkedRows, wholeRows]).toEqual([new Array(chunkedSteps).fill(4), new Array(wholeSteps).fill(4)]);
+    const { steps: chunkedSteps, liveSlots: chunkedSlots, ...chunked } = await generate(pol.gpu, req, { chunk: 3 });
+    const { steps: wholeSteps, liveSlots: wholeSlots, ...whole } = await pol.generate(req);
+    expect([chunkedSlots, wholeSlots]).toEqual([new Array(chunkedSteps).fill(4), new Array(wholeSteps).fill(4)]);
     expect(chunked, `seed ${seed}`).toEqual(whole);
     // Decode steps run are a cost, not a result: peeking every 3 steps can stop the batch sooner once every sequence
     // has finished (seed 1175159848: 6 against 8), never later.

@@ -81,7 +81,7 @@ describe('recordingPolicy', () => {
       cfg: {},
       async generate(req: GenerateRequest) {
         seen.push('generate');
-        return { responses: req.prompts.map(() => [1, 2, 3]), finish: [], logp: [], entropy: [], steps: 3, liveRows: [2, 2, 1] };
+        return { responses: req.prompts.map(() => [1, 2, 3]), finish: [], logp: [], entropy: [], steps: 3, liveSlots: [2, 2, 1] };
       },
       async update() {
         seen.push('update');

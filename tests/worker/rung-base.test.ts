@@ -118,7 +118,7 @@ describe("a rung's speed figure", () => {
       },
       async generate() {
         t += 64; // ms per decode of 4 sequences × 16 steps
-        return { responses: [], finish: [], logp: [], entropy: [], steps: 16, liveRows: new Array(16).fill(4) };
+        return { responses: [], finish: [], logp: [], entropy: [], steps: 16, liveSlots: new Array(16).fill(4) };
       },
       destroy() {
         destroyed = true;

@@ -47,7 +47,7 @@ function fold(rt: GpuRuntime, groups: number): { rowGroups: number; workgroups: 
 
 /**
  * One decode step for B sequences (one workgroup each): logits [B×V] at position pos = state[0]
- * predict the token at pos+1. Per sequence, seqs[b·4..] = [promptLen, responseLen, status, 0]:
+ * predict the token at pos+1. Per sequence, seqs[b·4..] = [promptLen, responseLen, status, row] (row keys the draw):
  * pos+1 < promptLen → nothing; status ≠ 0 → PAD at pos+1 (sampleLogp = sampleEntropy = 0
  * there); otherwise sample, write tokens / sampleLogp / sampleEntropy at pos+1, responseLen += 1,
  * status 1 on EOS, else 2 at maxResponseLength or when pos+2 ≥ contextLength.

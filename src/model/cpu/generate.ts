@@ -24,8 +24,8 @@ export interface DecodePlan {
   caches: number[];
   /** The slot counts a step can run over, largest (B) first: liveSizes(B). */
   sizes: number[];
-  /** The decode step over slots [0, rows), rows one of `sizes`; the same buffers for all. */
-  step(rows: number): Program;
+  /** The decode step over slots [0, slots), slots one of `sizes`; the same buffers for all. */
+  step(slots: number): Program;
 }
 
 /** Allocates the decoding buffers of B sequences (KV caches included); steps are recorded per row count. */
@@ -77,9 +77,9 @@ export function decodePlan(m: CpuPolicyMemory, B: number): DecodePlan {
   // One step per size of the ladder, recorded with the buffers: the plan's memory is fixed.
   const sizes = liveSizes(B);
   const programs = new Map(sizes.map((R) => [R, record(R)]));
-  const step = (rows: number): Program => {
-    const p = programs.get(rows);
-    if (!p) throw new Error(`decode step: ${rows} rows is not one of the plan's sizes ${sizes.join(', ')}`);
+  const step = (slots: number): Program => {
+    const p = programs.get(slots);
+    if (!p) throw new Error(`decode step: ${slots} slots is not one of the plan's sizes ${sizes.join(', ')}`);
     return p;
   };
   return { B, tokens, seqs, sampleLogp, sampleEntropy, caches: layers.flatMap((l) => [l.kcache, l.vcache]), sizes, step };
@@ -90,7 +90,7 @@ export function decodePlan(m: CpuPolicyMemory, B: number): DecodePlan {
  * live slots shrink to the smallest size that holds the running sequences, so at most a quarter
  * of a step's slots decode finished rows (every decode step costs in proportion to its slots, and
  * a batch's last sequences run long after most have ended: half the eval's slots were finished
- * rows before, BENCHMARKS.md "rl-parts"), with ~2.4·ln B recorded steps per plan.
+ * rows before, BENCHMARKS.md "rl-parts"), with ~2.4·log₂ B recorded steps per plan (25 for B = 1024).
  */
 export function liveSizes(B: number): number[] {
   const sizes = [B];
@@ -114,7 +114,7 @@ export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B
   const { cfg, rt } = m;
   const B = req.prompts.length;
   const Tmax = cfg.contextLength;
-  if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0, liveRows: [] };
+  if (B === 0) return { responses: [], finish: [], logp: [], entropy: [], steps: 0, liveSlots: [] };
   const maxPrompt = checkGenerateRequest(req, cfg);
   writeSampler(rt, m.samplerOpts, { temperature: req.temperature, topP: req.topP, seed: req.seed >>> 0, maxResponseLength: req.maxResponseLength, eosId: req.eosId, padId: req.padId }, cfg.vocabSize);
   const p = plan(B);
@@ -136,11 +136,11 @@ export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B
   let live = B;
   let moved = false;
   let steps = 0;
-  const liveRows: number[] = [];
+  const liveSlots: number[] = [];
   while (steps < totalSteps) {
     rt.u32(m.pos, 1)[0] = steps;
     rt.run(p.step(live));
-    liveRows.push(live);
+    liveSlots.push(live);
     steps++;
     if (steps >= totalSteps) break;
     const st = rt.u32(p.seqs, B * 4);
@@ -160,7 +160,7 @@ export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B
   const outSeqs = rt.u32(p.seqs, B * 4);
   const lp = rt.f32(p.sampleLogp, B * Tmax);
   const ent = rt.f32(p.sampleEntropy, B * Tmax);
-  if (!moved) return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, liveRows);
+  if (!moved) return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, liveSlots);
   // Back to the request's order: slot b holds row seqs[b·4 + 3].
   const [t2, s2, lp2, ent2] = [new Uint32Array(B * Tmax), new Uint32Array(B * 4), new Float32Array(B * Tmax), new Float32Array(B * Tmax)];
   for (let b = 0; b < B; b++) {
@@ -170,7 +170,7 @@ export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B
     lp2.set(lp.subarray(b * Tmax, (b + 1) * Tmax), r * Tmax);
     ent2.set(ent.subarray(b * Tmax, (b + 1) * Tmax), r * Tmax);
   }
-  return generationResult(t2, s2, lp2, ent2, B, Tmax, liveRows);
+  return generationResult(t2, s2, lp2, ent2, B, Tmax, liveSlots);
 }
 
 /**
@@ -185,7 +185,7 @@ function compactSlots(m: CpuPolicyMemory, p: DecodePlan, live: number, running: 
   const C = cfg.dModel;
   const B = p.B;
   const seqs = rt.u32(p.seqs, B * 4);
-  const rows = [rt.u32(p.tokens, B * Tmax), rt.f32(p.sampleLogp, B * Tmax), rt.f32(p.sampleEntropy, B * Tmax)];
+  const perPosition = [rt.u32(p.tokens, B * Tmax), rt.f32(p.sampleLogp, B * Tmax), rt.f32(p.sampleEntropy, B * Tmax)];
   const caches = p.caches.map((c) => rt.f32(c, B * Tmax * C));
   const swap = (arr: Uint32Array | Float32Array, i: number, j: number, n: number) => {
     const keep = arr.slice(i * n, (i + 1) * n);
@@ -197,7 +197,7 @@ function compactSlots(m: CpuPolicyMemory, p: DecodePlan, live: number, running: 
     if (seqs[i * 4 + 2] === SEQ_RUNNING) continue;
     while (seqs[j * 4 + 2] !== SEQ_RUNNING) j--;
     swap(seqs, i, j, 4);
-    for (const a of rows) swap(a, i, j, Tmax);
+    for (const a of perPosition) swap(a, i, j, Tmax);
     for (const c of caches) c.copyWithin(i * Tmax * C, j * Tmax * C, j * Tmax * C + filled * C);
     j--;
   }

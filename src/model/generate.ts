@@ -62,21 +62,23 @@ export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { 
 
 /**
  * The per-sequence result of a decode, from its buffers read back (either engine): tokens,
- * seqs (promptLen, responseLen, status per sequence), per-token logp and entropy, [B × Tmax],
- * in the order of the request's prompts.
+ * seqs (promptLen, responseLen, status, row per slot), per-token logp and entropy, [B × Tmax].
+ * Slot b's sequence goes to its row seqs[b·4 + 3], so the result is in the order of the request's
+ * prompts whichever slot decoded it (the CPU engine moves running sequences to the front).
  */
 export function generationResult(outTokens: Uint32Array, outSeqs: Uint32Array, lp: Float32Array, ent: Float32Array, B: number, Tmax: number, liveSlots: number[]): GenerateResult {
-  const res: GenerateResult = { responses: [], finish: [], logp: [], entropy: [], steps: liveSlots.length, liveSlots };
+  const res: GenerateResult = { responses: new Array(B), finish: new Array(B), logp: new Array(B), entropy: new Array(B), steps: liveSlots.length, liveSlots };
   for (let b = 0; b < B; b++) {
     const P = outSeqs[b * 4];
     const len = outSeqs[b * 4 + 1];
     const status = outSeqs[b * 4 + 2];
+    const row = outSeqs[b * 4 + 3];
     const from = b * Tmax + P;
-    res.responses.push(Array.from(outTokens.subarray(from, from + len)));
-    res.logp.push(Array.from(lp.subarray(from, from + len)));
-    res.entropy.push(Array.from(ent.subarray(from, from + len)));
+    res.responses[row] = Array.from(outTokens.subarray(from, from + len));
+    res.logp[row] = Array.from(lp.subarray(from, from + len));
+    res.entropy[row] = Array.from(ent.subarray(from, from + len));
     // A sequence still running when the step budget ran out was cut by the context: truncated.
-    res.finish.push(status === 1 ? 'eos' : 'truncated');
+    res.finish[row] = status === 1 ? 'eos' : 'truncated';
   }
   return res;
 }

@@ -134,7 +134,6 @@ export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B
   const totalSteps = Math.min(maxPrompt - 1 + req.maxResponseLength, Tmax - 1);
   const compact = opts.compact ?? true;
   let live = B;
-  let moved = false;
   let steps = 0;
   const liveSlots: number[] = [];
   while (steps < totalSteps) {
@@ -153,24 +152,13 @@ export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B
     if (fit < live) {
       compactSlots(m, p, live, running, steps);
       live = fit;
-      moved = true;
     }
   }
   const outTokens = rt.u32(p.tokens, B * Tmax);
   const outSeqs = rt.u32(p.seqs, B * 4);
   const lp = rt.f32(p.sampleLogp, B * Tmax);
   const ent = rt.f32(p.sampleEntropy, B * Tmax);
-  if (!moved) return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, liveSlots);
-  // Back to the request's order: slot b holds row seqs[b·4 + 3].
-  const [t2, s2, lp2, ent2] = [new Uint32Array(B * Tmax), new Uint32Array(B * 4), new Float32Array(B * Tmax), new Float32Array(B * Tmax)];
-  for (let b = 0; b < B; b++) {
-    const r = outSeqs[b * 4 + 3];
-    t2.set(outTokens.subarray(b * Tmax, (b + 1) * Tmax), r * Tmax);
-    s2.set(outSeqs.subarray(b * 4, b * 4 + 4), r * 4);
-    lp2.set(lp.subarray(b * Tmax, (b + 1) * Tmax), r * Tmax);
-    ent2.set(ent.subarray(b * Tmax, (b + 1) * Tmax), r * Tmax);
-  }
-  return generationResult(t2, s2, lp2, ent2, B, Tmax, liveSlots);
+  return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, liveSlots);
 }
 
 /**

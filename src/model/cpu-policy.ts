@@ -24,8 +24,16 @@ import { decodePlan, generateOnCpu, type CpuGenerateOptions, type DecodePlan } f
 import { CpuPolicyMemory, type TrainPlan } from './cpu/memory';
 import { forwardProgram, updateProgram } from './cpu/train';
 
+/**
+ * Training plans kept recorded at once (least recently used dropped first). Exact update shapes
+ * (PolicyEngine.exactShapes) make a new [rows × T] most steps; a plan's buffers lie in the shared
+ * arena, so only its programs (tens of KiB each) take memory, and this bounds them.
+ */
+export const TRAIN_PLAN_CACHE = 16;
+
 export class CpuPolicy implements PolicyEngine {
   readonly backend = 'wasm' as const;
+  readonly exactShapes = true;
   readonly layout: ParamLayout;
   private readonly mem: CpuPolicyMemory;
   private trainPlans = new Map<string, TrainPlan>();
@@ -86,12 +94,30 @@ export class CpuPolicy implements PolicyEngine {
   private trainPlan(B: number, T: number): TrainPlan {
     const key = `${B}x${T}`;
     let plan = this.trainPlans.get(key);
-    if (!plan) {
+    if (plan) {
+      // Most recently used last (a Map iterates in insertion order).
+      this.trainPlans.delete(key);
+    } else {
       this.reserveTrain(B, T);
       plan = this.mem.trainPlan(B, T, this.mem.arenaOffset);
-      this.trainPlans.set(key, plan);
+      if (this.trainPlans.size >= TRAIN_PLAN_CACHE) {
+        const [oldest, dropped] = this.trainPlans.entries().next().value!;
+        this.dropPlan(dropped);
+        this.trainPlans.delete(oldest);
+      }
     }
+    this.trainPlans.set(key, plan);
     return plan;
+  }
+
+  /** Frees a plan's recorded programs (its buffers are the arena's). */
+  private dropPlan(plan: TrainPlan): void {
+    for (const p of plan.programs.values()) this.mem.disown(p.ptr, p.count * 64);
+  }
+
+  /** Training plans recorded now (tests: the cache stays bounded). */
+  get trainPlanCount(): number {
+    return this.trainPlans.size;
   }
 
   /**
@@ -103,7 +129,7 @@ export class CpuPolicy implements PolicyEngine {
     const need = this.mem.trainPlan(rows, T).bytes;
     if (!this.mem.ensureArena(need)) return;
     // The arena moved: the cached plans point into the old one.
-    for (const plan of this.trainPlans.values()) for (const p of plan.programs.values()) this.mem.disown(p.ptr, p.count * 64);
+    for (const plan of this.trainPlans.values()) this.dropPlan(plan);
     this.trainPlans.clear();
   }
 

@@ -115,6 +115,13 @@ export interface PolicyEngine {
    * shapes share one arena). Engines that keep a buffer set per shape (WebGPU) leave it out.
    */
   reserveTrain?(rows: number, T: number): void;
+  /**
+   * true: a new [rows × T] shape costs only a recorded program (the CPU engine: every shape's
+   * buffers share one arena), so the trainer packs each update batch to its own rows and longest
+   * sequence instead of padding (src/rl/update-batch.ts). Absent: each shape holds its own buffer
+   * set (WebGPU), so batches pad to a few shapes.
+   */
+  readonly exactShapes?: boolean;
   /** Frees what the engine holds (buffers, worker threads). */
   destroy(): void;
 }

@@ -1,0 +1,209 @@
+/**
+ * Packing an update batch (src/rl/update-batch.ts): padded (rows G × 2^k, the stage's T) and exact
+ * (a row per response, T the longest sequence rounded up to 8) hold the same tokens, and the
+ * padding holds no loss token, so on the CPU engine an update gives the same parameters, gradients,
+ * AdamW moments and statistics bit for bit — alone and inside a run (tiny presets).
+ */
+import { describe, expect, it } from 'vitest';
+import { validateModelConfig, type ModelConfig } from '../../src/model/config';
+import type { CpuPolicy } from '../../src/model/cpu-policy';
+import { TRAIN_PLAN_CACHE } from '../../src/model/cpu-policy';
+import type { Backend, PolicyEngine, UpdateBatch } from '../../src/model/engine';
+import { initParams } from '../../src/model/init';
+import { getPreset, validateRunConfig, type RunConfig } from '../../src/rl/config';
+import { MagicTrainer } from '../../src/rl/trainer';
+import { EXACT_T_MULTIPLE, packUpdateBatch, type KeptResponse } from '../../src/rl/update-batch';
+import { PAD_ID } from '../../src/tasks';
+import { Rng } from '../../src/util/rng';
+import { freshSeed } from '../cpu/harness';
+import { ADAMW, cpuBackend, LOSS } from '../model/engines';
+
+const CFGS: ModelConfig[] = [
+  validateModelConfig({ vocabSize: 11, contextLength: 48, nLayers: 2, dModel: 12, nHeads: 3, mlpRatio: 2, norm: 'rmsnorm', tiedEmbeddings: true }),
+  validateModelConfig({ vocabSize: 13, contextLength: 48, nLayers: 2, dModel: 8, nHeads: 2, mlpRatio: 3, norm: 'layernorm', tiedEmbeddings: false }),
+];
+
+/** `groups` groups of G kept responses: prompts of 1–maxPrompt tokens, responses of 1–maxResponse. */
+function keptResponses(rng: Rng, V: number, groups: number, G: number, maxPrompt: number, maxResponse: number): KeptResponse[] {
+  const tok = () => 3 + (rng.int(0, 1 << 30) % (V - 3));
+  const out: KeptResponse[] = [];
+  for (let g = 0; g < groups; g++) {
+    const prompt = [1, ...Array.from({ length: rng.int(0, 1 << 30) % maxPrompt }, tok)];
+    for (let i = 0; i < G; i++) {
+      const response = Array.from({ length: 1 + (rng.int(0, 1 << 30) % maxResponse) }, tok);
+      const logp = response.map(() => -0.2 - 2 * rng.next());
+      out.push({ roll: { problem: g, prompt, response, truncated: false, reward: i % 2, logp, entropy: logp.map(() => 1), text: '' }, adv: rng.normal() });
+    }
+  }
+  return out;
+}
+
+describe('packing a mini-batch', () => {
+  it('exact packing keeps every token of the padded one, in a row per response and the longest sequence rounded up', () => {
+    const seed = freshSeed();
+    const rng = new Rng(seed);
+    const G = 4;
+    const kept = keptResponses(rng, 11, 3, G, 6, 9);
+    const mb = [0, 2, 3, 5, 6, 7, 8, 9, 11, 1, 4, 10].slice(0, 10);
+    const T = 6 + 30;
+    const opts = { T, groupSize: G, aggregation: 'token-mean' as const, temperature: 1 };
+    const padded = packUpdateBatch(kept, mb, opts);
+    const exact = packUpdateBatch(kept, mb, { ...opts, exact: true });
+    const longest = Math.max(...mb.map((i) => kept[i].roll.prompt.length + kept[i].roll.response.length));
+    const msg = `seed ${seed}`;
+    expect(padded.batch.rows, msg).toBe(16);
+    expect(padded.batch.T, msg).toBe(T);
+    expect(exact.batch.rows, msg).toBe(10);
+    expect(exact.batch.T, msg).toBe(Math.ceil(longest / EXACT_T_MULTIPLE) * EXACT_T_MULTIPLE);
+    expect(exact.batch.T, msg).toBeLessThan(T);
+    expect(exact.tokens, msg).toBe(padded.tokens);
+    const Te = exact.batch.T;
+    for (let r = 0; r < padded.batch.rows; r++) {
+      for (let t = 0; t < T; t++) {
+        const p = r * T + t;
+        const inside = r < exact.batch.rows && t < Te;
+        const e = r * Te + t;
+        if (inside) {
+          expect([exact.batch.tokens[e], exact.batch.targets[e], exact.batch.mask[e], exact.batch.weights[e], exact.batch.advantages![e], exact.old[e]], `${msg} row ${r} t ${t}`).toEqual([
+            padded.batch.tokens[p], padded.batch.targets[p], padded.batch.mask[p], padded.batch.weights[p], padded.batch.advantages![p], padded.old[p],
+          ]);
+        } else {
+          // What exact packing leaves out is padding: no token, no loss.
+          expect([padded.batch.tokens[p], padded.batch.targets[p], padded.batch.mask[p], padded.batch.weights[p]], `${msg} row ${r} t ${t}`).toEqual([PAD_ID, PAD_ID, 0, 0]);
+        }
+      }
+    }
+    // The rounded length never passes the stage's T.
+    const long = packUpdateBatch(kept, mb, { ...opts, T: longest + 1, exact: true });
+    expect(long.batch.T).toBe(longest + 1);
+  });
+});
+
+/** Packs `mb` both ways and updates a fresh copy of the same policy with each (off-policy, KL and entropy terms on). */
+async function updateBothWays(backend: Backend, cfg: ModelConfig, seed: number) {
+  const rng = new Rng(seed);
+  const G = 4;
+  const kept = keptResponses(rng, cfg.vocabSize, 5, G, 7, 14);
+  const mb = Array.from({ length: 18 }, (_, i) => (i * 7) % 20);
+  const T = 7 + 40;
+  const opts = { T, groupSize: G, aggregation: 'seq-mean-token-mean' as const, temperature: 0.9 };
+  const p32 = initParams(cfg, seed);
+  for (let i = 0; i < p32.length; i++) p32[i] += 0.2 * rng.normal();
+  const out = [];
+  for (const exact of [false, true]) {
+    const { batch, old } = packUpdateBatch(kept, mb, { ...opts, exact });
+    // π_ref: the sampling log-probs shifted, at the same positions (zero elsewhere, as the trainer's forward leaves padding).
+    const full: UpdateBatch = { ...batch, oldLogp: old, refLogp: old.map((x, i) => (batch.mask[i] ? x - 0.1 : 0)) };
+    const pol = (await backend.createPolicy(cfg, `exact-${exact}`)) as CpuPolicy;
+    pol.setParams(p32);
+    const stats = [];
+    for (let step = 1; step <= 2; step++) stats.push(await pol.update(full, { kind: 'grpo', opts: LOSS }, { step, adamw: ADAMW }));
+    const adam = await pol.getAdamState();
+    out.push({ shape: [batch.rows, batch.T], params: await pol.getParams(), grads: pol.getGrads(), m: adam.m, v: adam.v, stats });
+    pol.destroy();
+  }
+  return out;
+}
+
+const bytes = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+describe('an exactly packed update equals the padded one bit for bit (CPU engine)', () => {
+  for (const threads of [1, 2, 3]) {
+    it(`${threads} thread${threads > 1 ? 's' : ''}, both model variants`, async () => {
+      const backend = await cpuBackend(threads);
+      for (const cfg of CFGS) {
+        const seed = freshSeed();
+        const [padded, exact] = await updateBothWays(backend, cfg, seed);
+        const msg = `seed ${seed} ${cfg.norm}`;
+        expect(padded.shape, msg).toEqual([32, 47]);
+        expect(exact.shape[0], msg).toBe(18);
+        expect(exact.shape[1], msg).toBeLessThan(47);
+        expect(padded.stats[1].gradNorm, msg).toBeGreaterThan(0);
+        expect(padded.stats[0].clipfrac + padded.stats[1].clipfrac, `${msg}: the clip acts`).toBeGreaterThan(0);
+        for (const k of ['params', 'grads', 'm', 'v'] as const) expect(bytes(exact[k]).equals(bytes(padded[k])), `${msg} ${k}`).toBe(true);
+        expect(exact.stats, msg).toEqual(padded.stats);
+      }
+    });
+  }
+
+  it('keeps at most TRAIN_PLAN_CACHE shapes recorded, and a dropped shape records again when it returns', async () => {
+    const cfg = CFGS[0];
+    const pol = (await (await cpuBackend(1)).createPolicy(cfg, 'cache')) as CpuPolicy;
+    pol.setParams(initParams(cfg, 5));
+    const forwardAt = async (T: number) => {
+      const tokens = Uint32Array.from({ length: 2 * T }, (_, i) => 3 + (i % 8));
+      return (await pol.forward(tokens, tokens, 2, T, 1)).logp;
+    };
+    // The arena first, for the largest shape: a larger shape later would re-record every plan.
+    pol.reserveTrain(2, 40);
+    const first = await forwardAt(3);
+    for (let T = 4; T < 4 + TRAIN_PLAN_CACHE + 3; T++) await forwardAt(T);
+    expect(pol.trainPlanCount).toBe(TRAIN_PLAN_CACHE);
+    expect(bytes(await forwardAt(3)).equals(bytes(first))).toBe(true);
+    expect(pol.trainPlanCount).toBe(TRAIN_PLAN_CACHE);
+    pol.destroy();
+  });
+});
+
+const stripPerf = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/') && k !== 'time_ms'));
+
+/**
+ * magic-tiny, every group kept, constant entropy bonus and KL on (every step has a gradient and a
+ * π_ref forward); 3 prompts × G 4, so padding adds rows (12 → 16) whatever the responses' lengths.
+ */
+function config(update: Partial<RunConfig['update']>): RunConfig {
+  const tiny = getPreset('magic-tiny');
+  return validateRunConfig({
+    ...tiny,
+    stages: [{ maxResponseLength: 24, steps: 3 }],
+    rollout: { ...tiny.rollout, batchPrompts: 3 },
+    rejection: { mode: 'off' },
+    loss: { ...tiny.loss, entropy: { ...tiny.loss.entropy, mode: 'constant', constantCoef: 0.05 }, kl: { beta: 0.1, type: 'k3' } },
+    update: { ...tiny.update, lr: 1e-2, ...update },
+    eval: { everySteps: 0, k: 2, temperatures: [1], testProblems: 2 },
+  });
+}
+
+/** A run of `steps` on the CPU engine, its policy told to pad (exactShapes false) or not; records each update's shape. */
+async function run(cfg: RunConfig, steps: number, exact: boolean) {
+  const backend = await cpuBackend(2);
+  const shapes: string[] = [];
+  const spy: Backend = {
+    ...backend,
+    name: backend.name,
+    createPolicy: async (model, name, opts) => {
+      const p = await backend.createPolicy(model, name, opts);
+      if (!exact) Object.defineProperty(p, 'exactShapes', { value: false });
+      const update = p.update.bind(p);
+      (p as { update: PolicyEngine['update'] }).update = (batch, loss, o) => {
+        shapes.push(`${batch.rows}x${batch.T}`);
+        return update(batch, loss, o);
+      };
+      return p;
+    },
+  };
+  const t = await MagicTrainer.create(spy, cfg);
+  const records = [];
+  for (let i = 0; i < steps; i++) records.push(stripPerf((await t.trainStep()).record));
+  const params = await t.policy.getParams();
+  t.destroy();
+  return { records, params, shapes };
+}
+
+describe('a run with exact update shapes matches the padded run bit for bit (CPU engine)', () => {
+  for (const [label, update] of [
+    ['on-policy', {}],
+    ['off-policy, 2 mini-batches', { miniBatches: 2 }],
+  ] as const) {
+    it(label, async () => {
+      const padded = await run(config(update), 3, false);
+      const exact = await run(config(update), 3, true);
+      expect(padded.records.every((r) => r['actor/grad_norm'] > 0)).toBe(true);
+      // The shapes did change: fewer positions than padding to G × 2^k rows of the stage's T.
+      const positions = (s: string[]) => s.reduce((n, x) => n + x.split('x').map(Number).reduce((a, b) => a * b), 0);
+      expect(positions(exact.shapes)).toBeLessThan(positions(padded.shapes));
+      expect(exact.records).toEqual(padded.records);
+      expect(bytes(exact.params).equals(bytes(padded.params))).toBe(true);
+    });
+  }
+});

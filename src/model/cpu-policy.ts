@@ -16,24 +16,24 @@ import { writeAdamW, writeGrpoOptions } from '../cpu/blocks';
 import { CpuRuntime, type CpuRuntimeOptions } from '../cpu/runtime';
 import type { ModelConfig, ParamLayout } from './config';
 import type { Backend, PolicyEngine, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
-import { AccumulationState, checkBatch } from './engine-checks';
+import { AccumulationState, checkBatch, checkLengths } from './engine-checks';
 import type { GenerateRequest, GenerateResult } from './engine-types';
 import { decodeStats, STATS, STATS_FLOATS, type StepStats } from './step';
 import { cpuMatmulGflops } from './cpu/bench';
 import { decodePlan, generateOnCpu, type CpuGenerateOptions, type DecodePlan } from './cpu/generate';
 import { CpuPolicyMemory, type TrainPlan } from './cpu/memory';
-import { forwardProgram, updateProgram } from './cpu/train';
+import { forwardProgram, planTokens, updateProgram } from './cpu/train';
 
 /**
- * Training plans kept recorded at once (least recently used dropped first). Exact update shapes
- * (PolicyEngine.exactShapes) make a new [rows × T] most steps; a plan's buffers lie in the shared
+ * Training plans kept recorded at once (least recently used dropped first). Packed update batches
+ * (PolicyEngine.packedRows) come in a new [rows × T] most steps; a plan's buffers lie in the shared
  * arena, so only its programs (tens of KiB each) take memory, and this bounds them.
  */
 export const TRAIN_PLAN_CACHE = 16;
 
 export class CpuPolicy implements PolicyEngine {
   readonly backend = 'wasm' as const;
-  readonly exactShapes = true;
+  readonly packedRows = true;
   readonly layout: ParamLayout;
   private readonly mem: CpuPolicyMemory;
   private trainPlans = new Map<string, TrainPlan>();
@@ -144,13 +144,23 @@ export class CpuPolicy implements PolicyEngine {
     this.rt.f32(this.mem.temperature, 1)[0] = t;
   }
 
+  /**
+   * The plan of a batch: its shape's, or for packed rows a one-off copy laid over the same buffers
+   * (programs recorded for these lengths only; `done` frees them).
+   */
+  private batchPlan(rows: number, T: number, lengths: Uint32Array | undefined): { s: TrainPlan; N: number; done: () => void } {
+    const shape = this.trainPlan(rows, T);
+    if (!lengths) return { s: shape, N: rows * T, done: () => {} };
+    const s: TrainPlan = { ...shape, segments: Array.from(lengths), programs: new Map() };
+    return { s, N: planTokens(s), done: () => this.dropPlan(s) };
+  }
+
   async update(batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions): Promise<StepStats> {
     this.check();
-    checkBatch(batch);
+    checkBatch(batch, true);
     const acc = this.accumulation.begin(o);
     const { update } = acc;
-    const s = this.trainPlan(batch.rows, batch.T);
-    const N = batch.rows * batch.T;
+    const { s, N, done } = this.batchPlan(batch.rows, batch.T, batch.lengths);
     const useRef = loss.kind === 'grpo' && batch.refLogp !== undefined;
     if (loss.kind === 'grpo' && !batch.advantages) throw new Error('update batch: the GRPO loss needs advantages');
     const { rt } = this;
@@ -166,7 +176,11 @@ export class CpuPolicy implements PolicyEngine {
       writeGrpoOptions(rt, this.mem.grpoOpts, loss.opts);
     }
     if (update) writeAdamW(rt, this.mem.hyper, o.step, o.adamw);
-    rt.run(updateProgram(this.mem, s, loss, useRef, !batch.oldLogp, update, acc));
+    try {
+      rt.run(updateProgram(this.mem, s, loss, useRef, !batch.oldLogp, update, acc));
+    } finally {
+      done();
+    }
     const stats = new Float32Array(STATS_FLOATS);
     stats.set(rt.f32(this.mem.stats, 8));
     stats[STATS.gradNorm] = rt.f32(this.mem.norm, 1)[0];
@@ -175,16 +189,22 @@ export class CpuPolicy implements PolicyEngine {
     return out;
   }
 
-  async forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }> {
+  async forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number, lengths?: Uint32Array): Promise<{ logp: Float32Array; entropy: Float32Array }> {
     this.check();
-    const N = rows * T;
-    if (tokens.length !== N || targets.length !== N) throw new Error(`forward: tokens and targets need rows × T = ${N} entries, got ${tokens.length} and ${targets.length}`);
-    const s = this.trainPlan(rows, T);
-    this.setTemperature(temperature);
-    this.writeTokens(s.tokens, tokens, 'tokens');
-    this.rt.u32(s.targets, N).set(targets);
-    const p = forwardProgram(this.mem, s);
-    this.rt.run(p);
+    if (lengths) checkLengths(lengths, rows, T);
+    const { s, N, done } = this.batchPlan(rows, T, lengths);
+    if (tokens.length !== N || targets.length !== N) {
+      done();
+      throw new Error(`forward: tokens and targets need ${lengths ? 'Σ lengths' : 'rows × T'} = ${N} entries, got ${tokens.length} and ${targets.length}`);
+    }
+    try {
+      this.setTemperature(temperature);
+      this.writeTokens(s.tokens, tokens, 'tokens');
+      this.rt.u32(s.targets, N).set(targets);
+      this.rt.run(forwardProgram(this.mem, s));
+    } finally {
+      done();
+    }
     return { logp: this.rt.f32(s.logp, N).slice(), entropy: this.rt.f32(s.entropy, N).slice() };
   }
 

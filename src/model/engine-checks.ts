@@ -7,8 +7,13 @@ import type { UpdateBatch, UpdateOptions } from './engine';
 import type { GenerateRequest } from './engine-types';
 
 /** Every per-token array of an update batch has rows × T entries. */
-export function checkBatch(b: UpdateBatch): void {
-  const n = b.rows * b.T;
+export function checkBatch(b: UpdateBatch, packedRows = false): void {
+  let n = b.rows * b.T;
+  if (b.lengths !== undefined) {
+    if (!packedRows) throw new Error('update batch: this engine takes rows × T, not packed rows (lengths)');
+    checkLengths(b.lengths, b.rows, b.T);
+    n = b.lengths.reduce((a, x) => a + x, 0);
+  }
   const arrays: [string, ArrayLike<number> | undefined][] = [
     ['tokens', b.tokens],
     ['targets', b.targets],
@@ -18,7 +23,15 @@ export function checkBatch(b: UpdateBatch): void {
     ['oldLogp', b.oldLogp],
     ['refLogp', b.refLogp],
   ];
-  for (const [name, a] of arrays) if (a !== undefined && a.length !== n) throw new Error(`update batch: ${name} has ${a.length} entries, expected rows × T = ${n}`);
+  for (const [name, a] of arrays) if (a !== undefined && a.length !== n) throw new Error(`update batch: ${name} has ${a.length} entries, expected ${b.lengths ? 'Σ lengths' : 'rows × T'} = ${n}`);
+}
+
+/** Packed rows: one length per row, each an integer in [1, T]. */
+export function checkLengths(lengths: Uint32Array, rows: number, T: number): void {
+  if (lengths.length !== rows) throw new Error(`update batch: lengths has ${lengths.length} entries, expected rows = ${rows}`);
+  lengths.forEach((x, r) => {
+    if (x < 1 || x > T) throw new Error(`update batch: lengths[${r}] = ${x} must be between 1 and T = ${T}`);
+  });
 }
 
 /** Each prompt fits the context with room for a response and holds token ids; the response limit is a positive integer. Returns the longest prompt's length. */

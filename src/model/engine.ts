@@ -42,10 +42,20 @@ export function resolveBackend(choice: BackendChoice, adapter: { isSoftware: boo
 /** The loss of one update: GRPO policy loss (optionally with the KL term, which needs refLogp), or SFT cross-entropy. */
 export type UpdateLoss = { kind: 'grpo'; opts: GrpoLossOptions } | { kind: 'ce' };
 
-/** One mini-batch of `rows` sequences of `T` tokens, row-major [rows × T]. */
+/**
+ * One mini-batch of `rows` sequences of `T` tokens, row-major [rows × T]; or, with `lengths`, its
+ * rows packed back to back (PolicyEngine.packedRows).
+ */
 export interface UpdateBatch {
   rows: number;
+  /** Tokens per row; with `lengths`, at least the longest row (the engine sizes its buffers by rows × T). */
   T: number;
+  /**
+   * Packed rows: row r holds lengths[r] tokens (1 ≤ lengths[r] ≤ T) and starts where row r − 1 ends,
+   * so every per-token array below holds Σ lengths entries, not rows × T, and no position is padding.
+   * Only for an engine with PolicyEngine.packedRows.
+   */
+  lengths?: Uint32Array;
   /** τ of the log-probs and entropies (the rollout temperature). */
   temperature: number;
   /** Input tokens. */
@@ -62,6 +72,13 @@ export interface UpdateBatch {
   oldLogp?: Float32Array;
   /** log π_ref per token (KL term, β > 0). */
   refLogp?: Float32Array;
+}
+
+/** Token offset of each row of a batch and the end ([rows + 1] entries): r·T, or the running sum of packed lengths. */
+export function rowOffsets(b: { rows: number; T: number; lengths?: Uint32Array }): number[] {
+  const out = [0];
+  for (let r = 0; r < b.rows; r++) out.push(out[r] + (b.lengths ? b.lengths[r] : b.T));
+  return out;
 }
 
 export interface UpdateOptions {
@@ -108,20 +125,23 @@ export interface PolicyEngine {
   generate(req: GenerateRequest): Promise<GenerateResult>;
   /** zero grads → forward → loss → backward → grad norm → clipped AdamW (per o.accumulate); returns the batch statistics. */
   update(batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions): Promise<StepStats>;
-  /** Forward only: log-prob of each target and the full-distribution entropy at τ, [rows × T] each. */
-  forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }>;
+  /**
+   * Forward only: log-prob of each target and the full-distribution entropy at τ, [rows × T] each;
+   * with `lengths` (packedRows engines only), rows packed as in UpdateBatch.lengths, Σ lengths each.
+   */
+  forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number, lengths?: Uint32Array): Promise<{ logp: Float32Array; entropy: Float32Array }>;
   /**
    * Optional: sizes the training memory for the largest shape a run will use, once (the CPU engine's
    * shapes share one arena). Engines that keep a buffer set per shape (WebGPU) leave it out.
    */
   reserveTrain?(rows: number, T: number): void;
   /**
-   * true: a new [rows × T] shape costs only a recorded program (the CPU engine: every shape's
-   * buffers share one arena), so the trainer packs each update batch to its own rows and longest
-   * sequence instead of padding (src/rl/update-batch.ts). Absent: each shape holds its own buffer
-   * set (WebGPU), so batches pad to a few shapes.
+   * true: update and forward take packed rows (UpdateBatch.lengths; the CPU engine: its programs
+   * are recorded per batch and every shape's buffers share one arena), so the trainer trains no
+   * padding (src/rl/update-batch.ts). Absent: rows × T only, and the trainer pads rows to G × 2^k
+   * and T to the stage's limit, so only a few shapes are built (WebGPU: a buffer set per shape).
    */
-  readonly exactShapes?: boolean;
+  readonly packedRows?: boolean;
   /** Frees what the engine holds (buffers, worker threads). */
   destroy(): void;
 }

@@ -81,7 +81,8 @@ export class WebGpuPolicyEngine implements PolicyEngine {
     return stats;
   }
 
-  async forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number): Promise<{ logp: Float32Array; entropy: Float32Array }> {
+  async forward(tokens: Uint32Array, targets: Uint32Array, rows: number, T: number, temperature: number, lengths?: Uint32Array): Promise<{ logp: Float32Array; entropy: Float32Array }> {
+    if (lengths !== undefined) throw new Error('forward: the WebGPU engine takes rows × T, not packed rows (lengths)');
     const plan = await this.gpu.trainPlan(rows, T, temperature);
     const { rt } = this;
     rt.write(plan.tokens, tokens);

@@ -13,7 +13,7 @@
  * The trainer reaches the per-step part through one hook, groupInspector() (TrainerInit.inspector),
  * which the page's Worker passes; without it (the CLI) a step does none of this work.
  */
-import type { PolicyEngine, UpdateBatch } from '../model/engine';
+import { rowOffsets, type PolicyEngine, type UpdateBatch } from '../model/engine';
 import { PAD_ID } from '../tasks';
 import type { Rollout } from './rollout';
 
@@ -83,7 +83,7 @@ export function clippedBranch(ratio: number, advantage: number, epsLow: number, 
 /** One inspected row of an update batch: the row and the flat index of its first response token's logp. */
 export interface InspectedRow {
   row: number;
-  /** row · T + P − 1. */
+  /** The row's first token (row · T, packed: rowOffsets) + P − 1. */
   start: number;
   length: number;
 }
@@ -97,7 +97,7 @@ export interface InspectedRow {
 export async function clippedPositions(policy: PolicyEngine, batch: UpdateBatch, want: readonly InspectedRow[], eps: { epsLow: number; epsHigh: number }): Promise<number[][]> {
   const old = batch.oldLogp;
   if (!old || want.length === 0) return want.map(() => []);
-  const { logp } = await policy.forward(batch.tokens, batch.targets, batch.rows, batch.T, batch.temperature);
+  const { logp } = await policy.forward(batch.tokens, batch.targets, batch.rows, batch.T, batch.temperature, batch.lengths);
   const adv = batch.advantages;
   return want.map(({ start, length }) => {
     const out: number[] = [];
@@ -149,7 +149,8 @@ export class ClipMarks {
   async before(mb: readonly number[], batch: UpdateBatch): Promise<void> {
     if (!batch.oldLogp) return;
     const want = mb.map((k, row) => ({ k, row })).filter(({ k }) => this.shownGroups.has(this.keptGroups[Math.floor(k / this.G)]));
-    const rows = want.map(({ k, row }) => ({ row, start: row * batch.T + this.keptRolls[k].prompt.length - 1, length: this.keptRolls[k].response.length }));
+    const offsets = rowOffsets(batch);
+    const rows = want.map(({ k, row }) => ({ row, start: offsets[row] + this.keptRolls[k].prompt.length - 1, length: this.keptRolls[k].response.length }));
     const found = await clippedPositions(this.policy, batch, rows, this.eps);
     want.forEach(({ k }, n) => {
       const index = this.keptGroups[Math.floor(k / this.G)] * this.G + (k % this.G);

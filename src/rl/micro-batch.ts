@@ -8,25 +8,31 @@
  *
  * Every micro-batch has the same shape [microRows × T] (the last one padded with empty rows:
  * PAD tokens, mask and weight 0, so they add nothing), so the engines build one plan and reuse it.
- * Micro-batches that hold only padding rows are left out.
+ * Micro-batches that hold only padding rows are left out. A packed batch (UpdateBatch.lengths) is
+ * cut into its rows as they are: its engine takes any shape, so nothing is padded.
  */
-import { combineStepStats, type Accumulate, type PolicyEngine, type StepStats, type UpdateBatch, type UpdateLoss, type UpdateOptions } from '../model/engine';
+import { combineStepStats, rowOffsets, type Accumulate, type PolicyEngine, type StepStats, type UpdateBatch, type UpdateLoss, type UpdateOptions } from '../model/engine';
 import { PAD_ID } from '../tasks';
 
-/** Rows [from, from + size) of `batch` (rows past its end: PAD tokens, mask, weight and advantage 0). */
+/**
+ * Rows [from, from + size) of `batch` (rows past its end: PAD tokens, mask, weight and advantage 0;
+ * a packed batch's slice just ends with its last row).
+ */
 export function sliceRows(batch: UpdateBatch, from: number, size: number): UpdateBatch {
   const { T } = batch;
   const have = Math.max(0, Math.min(size, batch.rows - from));
-  const a = from * T;
-  const n = size * T;
+  const offsets = rowOffsets(batch);
+  const a = offsets[from];
+  const packed = batch.lengths !== undefined;
+  const n = packed ? offsets[from + have] - a : size * T;
   const part = <A extends Uint32Array | Float32Array>(x: A, fill: number): A => {
     const out = new (x.constructor as { new (n: number): A })(n);
     if (fill !== 0) out.fill(fill);
-    out.set(x.subarray(a, a + have * T));
+    out.set(x.subarray(a, a + (packed ? n : have * T)));
     return out;
   };
   const out: UpdateBatch = {
-    rows: size,
+    rows: packed ? have : size,
     T,
     temperature: batch.temperature,
     tokens: part(batch.tokens, PAD_ID),
@@ -37,13 +43,15 @@ export function sliceRows(batch: UpdateBatch, from: number, size: number): Updat
   if (batch.advantages) out.advantages = part(batch.advantages, 0);
   if (batch.oldLogp) out.oldLogp = part(batch.oldLogp, 0);
   if (batch.refLogp) out.refLogp = part(batch.refLogp, 0);
+  if (batch.lengths) out.lengths = batch.lengths.slice(from, from + have);
   return out;
 }
 
 /** Whether rows [from, from + size) hold a token that enters the loss. */
 function hasLoss(batch: UpdateBatch, from: number, size: number): boolean {
-  const end = Math.min(batch.rows, from + size) * batch.T;
-  for (let i = from * batch.T; i < end; i++) if (batch.mask[i] !== 0) return true;
+  const offsets = rowOffsets(batch);
+  const end = offsets[Math.min(batch.rows, from + size)];
+  for (let i = offsets[Math.min(batch.rows, from)]; i < end; i++) if (batch.mask[i] !== 0) return true;
   return false;
 }
 
@@ -97,13 +105,15 @@ export function refForwardRows(microBatchRows: number | null): number {
  * (null: one forward, as PolicyEngine.forward); the trainer passes refForwardRows.
  */
 export async function microForwardLogp(policy: PolicyEngine, batch: UpdateBatch, microRows: number | null): Promise<Float32Array> {
-  const { rows, T, temperature } = batch;
-  if (microRows === null || microRows >= rows) return (await policy.forward(batch.tokens, batch.targets, rows, T, temperature)).logp;
-  const out = new Float32Array(rows * T);
+  const { rows, T, temperature, lengths } = batch;
+  if (microRows === null || microRows >= rows) return (await policy.forward(batch.tokens, batch.targets, rows, T, temperature, lengths)).logp;
+  const offsets = rowOffsets(batch);
+  const out = new Float32Array(offsets[rows]);
   for (const r of microBatchStarts(batch, microRows)) {
     const part = sliceRows(batch, r, microRows);
-    const { logp } = await policy.forward(part.tokens, part.targets, microRows, T, temperature);
-    out.set(logp.subarray(0, Math.min(microRows, rows - r) * T), r * T);
+    const { logp } = await policy.forward(part.tokens, part.targets, part.rows, T, temperature, part.lengths);
+    const end = Math.min(rows, r + microRows);
+    out.set(logp.subarray(0, offsets[end] - offsets[r]), offsets[r]);
   }
   return out;
 }

@@ -393,7 +393,7 @@ export class MagicTrainer {
     const stats: StepStats[] = [];
     let tokens = 0;
     for (const mb of miniBatches) {
-      const { batch, old, tokens: packedTokens } = timer.timeSync('old_log_prob', () => packUpdateBatch(kept, mb, { T, groupSize: G, aggregation: cfg.loss.aggregation, temperature, exact: this.policy.exactShapes === true }));
+      const { batch, old, tokens: packedTokens } = timer.timeSync('old_log_prob', () => packUpdateBatch(kept, mb, { T, groupSize: G, aggregation: cfg.loss.aggregation, temperature, packed: this.policy.packedRows === true }));
       tokens += packedTokens;
       // On-policy (one mini-batch): π_old is this forward's own logp, so ρ ≡ 1 at the step.
       if (!onPolicy) batch.oldLogp = old;

@@ -30,10 +30,15 @@ export interface LayerActs {
   res3: number;
 }
 
-/** Buffers of one training shape [B × T] and its recorded programs. */
+/**
+ * Buffers of one training shape [B × T] and its recorded programs. With `segments` (packed rows,
+ * UpdateBatch.lengths) the same buffers hold B rows of segments[r] ≤ T tokens back to back: Σ
+ * segments tokens, and each row's attention matrix segments[r]² (both at most the shape's).
+ */
 export interface TrainPlan {
   B: number;
   T: number;
+  segments?: readonly number[];
   tokens: number;
   targets: number;
   encoded: number;

@@ -9,7 +9,7 @@ import { DivergenceError, nonfiniteQuantity } from './divergence';
 import { encodeCheckpoint } from '../model/checkpoint';
 import { ConfigError, validateModelConfig, type ModelConfig } from '../model/config';
 import { initParams } from '../model/init';
-import type { Backend, MatmulVariant } from '../model/engine';
+import type { Backend, MatmulVariant, UpdateBatch } from '../model/engine';
 import { buildDataset, encodePrompt, encodeResponse, FAMILIES, PAD_ID, VOCAB_SIZE, type Dataset, type TraceStyle } from '../tasks';
 import { Rng } from '../util/rng';
 import { DEFAULT_RUNG, rungBaseConfig, TASK_FAMILIES, type RungName, type TaskFamily } from './config';
@@ -145,6 +145,7 @@ export function validateSftConfig(input: Partial<SftConfig> & Record<string, unk
 export interface SftProgress {
   step: number;
   loss: number;
+  /** Prompt + trace tokens trained per second (padding not counted). */
   tokensPerS: number;
 }
 
@@ -243,21 +244,26 @@ export async function runSft(
       seqs.push({ prompt: encodePrompt(p.prompt), response: encodeResponse(FAMILIES[p.family].trace(p, rng, cfg.style)) });
     }
     const T = bucket(Math.max(...seqs.map((s) => s.prompt.length + s.response.length)), ctx);
-    const tok = new Uint32Array(cfg.batch * T).fill(PAD_ID);
-    const tgt = new Uint32Array(cfg.batch * T).fill(PAD_ID);
-    const mask = new Float32Array(cfg.batch * T);
+    // A trace longer than the context is cut: the policy learns to start it, and RL later sees it truncated.
+    const rows = seqs.map((q) => [...q.prompt, ...q.response].slice(0, T));
+    // Packed rows where the engine takes them (no padding trained; the same floats: src/rl/update-batch.ts), else rows × T.
+    const lengths = policy.packedRows ? Uint32Array.from(rows, (seq) => seq.length) : undefined;
+    const starts = rows.map((_, r) => (lengths ? lengths.subarray(0, r).reduce((a, x) => a + x, 0) : r * T));
+    const N = lengths ? starts[rows.length - 1] + lengths[rows.length - 1] : cfg.batch * T;
+    const tok = new Uint32Array(N).fill(PAD_ID);
+    const tgt = new Uint32Array(N).fill(PAD_ID);
+    const mask = new Float32Array(N);
     let count = 0;
-    seqs.forEach((q, r) => {
-      // A trace longer than the context is cut: the policy learns to start it, and RL later sees it truncated.
-      const seq = [...q.prompt, ...q.response].slice(0, T);
-      tok.set(seq, r * T);
-      for (let t = q.prompt.length - 1; t < seq.length - 1; t++) {
-        tgt[r * T + t] = seq[t + 1];
-        mask[r * T + t] = 1;
+    rows.forEach((seq, r) => {
+      tok.set(seq, starts[r]);
+      for (let t = seqs[r].prompt.length - 1; t < seq.length - 1; t++) {
+        tgt[starts[r] + t] = seq[t + 1];
+        mask[starts[r] + t] = 1;
         count++;
       }
     });
-    const batch = { rows: cfg.batch, T, temperature: 1, tokens: tok, targets: tgt, mask, weights: mask.map((m) => m / count) };
+    const batch: UpdateBatch = { rows: cfg.batch, T, temperature: 1, tokens: tok, targets: tgt, mask, weights: mask.map((m) => m / count) };
+    if (lengths) batch.lengths = lengths;
     const stats = await policy.update(batch, { kind: 'ce' }, { step, adamw: { ...adamw, lr: sftLearningRate(cfg, step) } });
     // The engine rejected a non-finite step (weights and moments untouched); SFT_MAX_NONFINITE in a row stop the run.
     // (AdamW's t still counts the rejected step here: SFT's t is its step, which its snapshots store.)
@@ -268,7 +274,7 @@ export async function runSft(
         throw new DivergenceError(step, quantity, value, nonfiniteStreak);
       }
     } else nonfiniteStreak = 0;
-    hooks.onStep?.({ step, loss: stats.loss, tokensPerS: (cfg.batch * T) / ((performance.now() - t0) / 1000) });
+    hooks.onStep?.({ step, loss: stats.loss, tokensPerS: rows.reduce((a, seq) => a + seq.length, 0) / ((performance.now() - t0) / 1000) });
     if (cfg.evalEvery > 0 && step % cfg.evalEvery === 0 && step < cfg.steps) {
       const ev = await evaluate();
       hooks.onEval?.(step, ev);

@@ -3,6 +3,7 @@ import { webgpuBackend } from '../../src/model/gpu-engine';
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../../src/model/checkpoint';
 import { wasmBackend } from '../../src/model/cpu-policy';
+import type { Backend } from '../../src/model/engine';
 import { DivergenceError } from '../../src/rl/divergence';
 import { runSft, SFT_MAX_NONFINITE, sftLearningRate, validateSftConfig } from '../../src/rl/sft';
 import { gpu } from '../gpu/harness';
@@ -32,6 +33,36 @@ describe('sft', () => {
     expect(ck.meta.kind).toBe('magic-lab-base');
     expect(ck.meta.eval).toHaveProperty('val/avg@1/t1.0');
     expect(ck.adam).toBeDefined();
+  });
+
+  it('on the CPU engine, packed rows train the same weights and losses bit for bit as rows × T, on fewer positions', async () => {
+    const backend = await wasmBackend({ threads: 2 });
+    try {
+      const run = async (packed: boolean) => {
+        let positions = 0;
+        const padding: Backend = {
+          ...backend,
+          createPolicy: async (cfg, name, opts) => {
+            const p = await backend.createPolicy(cfg, name, opts);
+            if (!packed) Object.defineProperty(p, 'packedRows', { value: false });
+            return p;
+          },
+        };
+        const counted = interceptUpdates(padding, (_, update, batch, loss, o) => {
+          positions += batch.tokens.length;
+          return update(batch, loss, o);
+        });
+        const losses: number[] = [];
+        const res = await runSft(counted, { ...TINY, steps: 6, difficulty: 2 }, { onStep: (p) => losses.push(p.loss) });
+        return { positions, losses, params: res.params };
+      };
+      const [padded, packed] = [await run(false), await run(true)];
+      expect(packed.positions).toBeLessThan(padded.positions);
+      expect(packed.losses).toEqual(padded.losses);
+      expect(Buffer.from(packed.params.buffer).equals(Buffer.from(padded.params.buffer))).toBe(true);
+    } finally {
+      backend.destroy();
+    }
   });
 
   it('2 steps + resume + 2 steps gives the same weights as 4 steps (through the lr anneal)', async () => {

@@ -6,7 +6,7 @@ import type { ModelConfig } from './config';
 import type { UpdateBatch, UpdateOptions } from './engine';
 import type { GenerateRequest } from './engine-types';
 
-/** Every per-token array of an update batch has rows × T entries. */
+/** Every per-token array of an update batch has rows × T entries, or Σ lengths for packed rows (only where the engine takes them). */
 export function checkBatch(b: UpdateBatch, packedRows = false): void {
   let n = b.rows * b.T;
   if (b.lengths !== undefined) {

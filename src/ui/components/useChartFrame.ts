@@ -57,7 +57,7 @@ interface Args {
  * schedule (after, framePlanned: the schedule if the data reached its end, else the data), and the
  * left y stays as it was while every value lies in it (chartFrame), so while a run trains the frame
  * (recharts' axes, ticks, grid, marks) changes a handful of times and a new point redraws only the
- * canvas. Held across redraws of the same thing drawn; another run, series set, reference, log or
+ * canvas; once it stops, the left y fits its data afresh (the same axis on every machine). Held across redraws of the same thing drawn; another run, series set, reference, log or
  * smoothing starts it afresh. The returned object changes only when a domain does.
  */
 export function useChartFrame({ rows, lines, refs, seeds, log, stacked, runs, smoothing, fitY, entropyTarget, training }: Args): Frame {
@@ -68,13 +68,16 @@ export function useChartFrame({ rows, lines, refs, seeds, log, stacked, runs, sm
   if (h.key !== key || h.lines !== lines || h.refs !== refs) Object.assign(h, { key, lines, refs, left: null });
   const computed = useMemo(() => {
     const flatZero = !log && onlyZeros(rows, lines.filter((l) => !l.right).map((l) => l.key));
-    const frame = chartFrame(rows, lines, refs, seeds, log, stacked, planned, h.left);
+    // Held only while a run trains: a finished or imported run's y axis is its data's alone, whatever order its
+    // points arrived in (a held domain depends on which points were there at each redraw, i.e. on the machine's speed).
+    const hold = training ? h.left : null;
+    const frame = chartFrame(rows, lines, refs, seeds, log, stacked, planned, hold);
     const fit = fitY && !log ? fitDomain(rows, [entropyTarget]) : null;
-    const left: Domain = fit ? (h.left && holds(h.left, fit[0], fit[1]) ? h.left : fit) : flatZero ? Y_DOMAIN_ZERO : frame.left;
+    const left: Domain = fit ? (hold && holds(hold, fit[0], fit[1]) ? hold : fit) : flatZero ? Y_DOMAIN_ZERO : frame.left;
     // An empty chart's default (and the all-zero 0–1) is not held: the first values choose the domain.
     h.left = fit || (frame.data && !flatZero) ? left : null;
     return { x: frame.x, left };
-  }, [rows, lines, refs, seeds, log, stacked, planned, fitY, entropyTarget, h, key]);
+  }, [rows, lines, refs, seeds, log, stacked, planned, fitY, entropyTarget, training, h, key]);
   const { x, left } = computed;
   const frameKey = `${x}|${left}|${log}`;
   return useMemo<Frame>(() => ({ x, left, right: RIGHT_DOMAIN, log }), [frameKey]);

@@ -32,6 +32,8 @@ export const OP = {
   ZERO: 27,
   PEAK: 28,
   TRIAD: 29,
+  ATTN_FWD_ROWS: 30,
+  ATTN_BWD_ROWS: 31,
 } as const;
 export type OpName = keyof typeof OP;
 

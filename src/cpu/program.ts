@@ -116,6 +116,13 @@ export class ProgramBuilder {
   attentionBackward(a: { dout: number; qkv: number; att: number; dqkv: number; scratch: number; scratchStride: number; B: number; T: number; C: number; H: number }): this {
     return this.cmd('ATTN_BWD', a.dout, a.qkv, a.att, a.dqkv, a.scratch, a.scratchStride, a.B, a.T, a.C, a.H);
   }
+  /** Packed rows: `table` holds i32 [first token, tokens, first attention float] per row; rows·H work units. */
+  attentionForwardRows(a: { qkv: number; out: number; att: number; scratch: number; scratchStride: number; table: number; rows: number; C: number; H: number }): this {
+    return this.cmd('ATTN_FWD_ROWS', a.qkv, a.out, a.att, a.scratch, a.scratchStride, a.table, a.rows, a.C, a.H);
+  }
+  attentionBackwardRows(a: { dout: number; qkv: number; att: number; dqkv: number; scratch: number; scratchStride: number; table: number; rows: number; C: number; H: number }): this {
+    return this.cmd('ATTN_BWD_ROWS', a.dout, a.qkv, a.att, a.dqkv, a.scratch, a.scratchStride, a.table, a.rows, a.C, a.H);
+  }
   attentionDecode(a: { qkv: number; kcache: number; vcache: number; out: number; scratch: number; scratchStride: number; Tmax: number; C: number; H: number; posPtr: number; B: number }): this {
     return this.cmd('ATTN_DECODE', a.qkv, a.kcache, a.vcache, a.out, a.scratch, a.scratchStride, a.Tmax, a.C, a.H, a.posPtr, a.B);
   }

@@ -22,12 +22,13 @@ import { decodeStats, STATS, STATS_FLOATS, type StepStats } from './step';
 import { cpuMatmulGflops } from './cpu/bench';
 import { decodePlan, generateOnCpu, type CpuGenerateOptions, type DecodePlan } from './cpu/generate';
 import { CpuPolicyMemory, type TrainPlan } from './cpu/memory';
-import { forwardProgram, planTokens, updateProgram } from './cpu/train';
+import { forwardProgram, planTokens, rowTable, updateProgram } from './cpu/train';
 
 /**
- * Training plans kept recorded at once (least recently used dropped first). Packed update batches
- * (PolicyEngine.packedRows) come in a new [rows × T] most steps; a plan's buffers lie in the shared
- * arena, so only its programs (tens of KiB each) take memory, and this bounds them.
+ * Training shapes kept with their recorded programs (least recently used dropped first): a shape's
+ * buffers lie in the shared arena, so only its programs (tens of KiB each) take memory, and this
+ * bounds them. A packed batch (PolicyEngine.packedRows) lays out over its [rows × longest] shape
+ * but records its own programs and frees them after its call.
  */
 export const TRAIN_PLAN_CACHE = 16;
 
@@ -151,8 +152,19 @@ export class CpuPolicy implements PolicyEngine {
   private batchPlan(rows: number, T: number, lengths: Uint32Array | undefined): { s: TrainPlan; N: number; done: () => void } {
     const shape = this.trainPlan(rows, T);
     if (!lengths) return { s: shape, N: rows * T, done: () => {} };
-    const s: TrainPlan = { ...shape, segments: Array.from(lengths), programs: new Map() };
-    return { s, N: planTokens(s), done: () => this.dropPlan(s) };
+    const segments = Array.from(lengths);
+    const table = rowTable(segments, this.cfg.nHeads);
+    const tableBytes = table.byteLength;
+    const s: TrainPlan = { ...shape, segments, rowTable: this.mem.bytes(tableBytes), programs: new Map() };
+    new Int32Array(this.rt.memory.buffer, s.rowTable, table.length).set(table);
+    return {
+      s,
+      N: planTokens(s),
+      done: () => {
+        this.dropPlan(s);
+        this.mem.disown(s.rowTable!, tableBytes);
+      },
+    };
   }
 
   async update(batch: UpdateBatch, loss: UpdateLoss, o: UpdateOptions): Promise<StepStats> {
@@ -208,7 +220,7 @@ export class CpuPolicy implements PolicyEngine {
     return { logp: this.rt.f32(s.logp, N).slice(), entropy: this.rt.f32(s.entropy, N).slice() };
   }
 
-  /** Logits [rows·T × V] of the last forward or update, when it had this shape (tests and inspection; shapes share the arena). */
+  /** Logits [rows·T × V] of the last forward or update, when it had this shape and was not packed (tests and inspection; shapes share the arena). */
   lastLogits(rows: number, T: number): Float32Array {
     const s = this.trainPlan(rows, T);
     return this.rt.f32(s.logits, rows * T * this.cfg.vocabSize).slice();

@@ -40,7 +40,7 @@ export function inspectedGroups(prompts: readonly number[], first: number, watch
   return out;
 }
 
-/** Rows packed as the update packs them: prompt + response, PAD after; targets[P − 1 + j] = response[j]. */
+/** Rows × T as the padded update lays them out: prompt + response, PAD after; targets[P − 1 + j] = response[j] (a row's log-probs do not depend on the layout). */
 export function packRows(rolls: readonly Rollout[], T: number, rows = rolls.length): { tokens: Uint32Array; targets: Uint32Array } {
   const tokens = new Uint32Array(rows * T).fill(PAD_ID);
   const targets = new Uint32Array(rows * T).fill(PAD_ID);

@@ -101,7 +101,7 @@ export function refForwardRows(microBatchRows: number | null): number {
 }
 
 /**
- * The reference log-probs of `batch` ([rows × T]), by forwards of at most `microRows` rows
+ * The reference log-probs of `batch` ([rows × T], or Σ lengths packed), by forwards of at most `microRows` rows
  * (null: one forward, as PolicyEngine.forward); the trainer passes refForwardRows.
  */
 export async function microForwardLogp(policy: PolicyEngine, batch: UpdateBatch, microRows: number | null): Promise<Float32Array> {

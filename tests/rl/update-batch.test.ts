@@ -146,7 +146,8 @@ async function updateBothWays(backend: Backend, cfg: ModelConfig, seed: number, 
 const bytes = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 describe('a packed update equals the padded one bit for bit (CPU engine)', () => {
-  for (const [threads, micro] of [[1, null], [2, null], [3, null], [2, 5]] as const) {
+  // 5 threads: more than either model's heads (3, 2), so attention's rows × heads units are split across rows.
+  for (const [threads, micro] of [[1, null], [2, null], [3, null], [5, null], [2, 5]] as const) {
     it(`${threads} thread${threads > 1 ? 's' : ''}, ${micro ? `micro-batches of ${micro} rows` : 'whole'}, both model variants`, async () => {
       const backend = await cpuBackend(threads);
       for (const cfg of CFGS) {
@@ -165,6 +166,28 @@ describe('a packed update equals the padded one bit for bit (CPU engine)', () =>
       }
     });
   }
+
+  it('a packed call frees what it records: the allocator ends each call where it began', async () => {
+    const cfg = CFGS[1];
+    const backend = await cpuBackend(2);
+    const pol = (await backend.createPolicy(cfg, 'frees')) as CpuPolicy;
+    pol.setParams(initParams(cfg, 9));
+    const kept = keptResponses(new Rng(9), cfg.vocabSize, 3, 4, 5, 9);
+    const { batch } = packUpdateBatch(kept, Array.from({ length: 12 }, (_, i) => i), { T: 5 + 30, groupSize: 4, aggregation: 'token-mean', temperature: 1, packed: true });
+    const heap = () => {
+      const { top, free } = backend.rt as unknown as { top: number; free: { off: number; size: number }[] };
+      return JSON.stringify({ top, free });
+    };
+    const call = async (step: number) => {
+      await pol.update(batch, { kind: 'grpo', opts: LOSS }, { step, adamw: ADAMW });
+      await pol.forward(batch.tokens, batch.targets, batch.rows, batch.T, 1, batch.lengths);
+    };
+    await call(1);
+    const after = heap();
+    for (let step = 2; step <= 6; step++) await call(step);
+    expect(heap()).toBe(after);
+    pol.destroy();
+  });
 
   it('keeps at most TRAIN_PLAN_CACHE shapes recorded, and a dropped shape records again when it returns', async () => {
     const cfg = CFGS[0];

@@ -245,6 +245,34 @@ export function attentionBackward(dout: usize, qkv: usize, att: usize, dqkv: usi
   }
 }
 
+/** Packed rows' table: per row, i32 [first token, tokens, first float of its attention matrices]. */
+const ROW_ENTRY: usize = 12;
+
+/**
+ * Training forward over packed rows (rows of their own lengths, back to back; `table` as ROW_ENTRY):
+ * units [u0, u1) of rows·H, u = row·H + h, each attentionForward's (b, h) pair over its row alone,
+ * so every row and head of a batch is one work unit however many threads split them.
+ */
+export function attentionForwardRows(qkv: usize, out: usize, att: usize, scratch: usize, table: usize, C: i32, H: i32, u0: i32, u1: i32): void {
+  for (let u = u0; u < u1; u++) {
+    const e = table + <usize>(u / H) * ROW_ENTRY;
+    const first = <usize>load<i32>(e);
+    const h = u % H;
+    attentionForward(qkv + ((first * <usize>(3 * C)) << 2), out + ((first * <usize>C) << 2), att + (<usize>load<i32>(e, 8) << 2), scratch, load<i32>(e, 4), C, H, h, h + 1);
+  }
+}
+
+/** Training backward over packed rows: attentionBackward's (b, h) pairs as attentionForwardRows splits them. */
+export function attentionBackwardRows(dout: usize, qkv: usize, att: usize, dqkv: usize, scratch: usize, table: usize, C: i32, H: i32, u0: i32, u1: i32): void {
+  for (let u = u0; u < u1; u++) {
+    const e = table + <usize>(u / H) * ROW_ENTRY;
+    const first = <usize>load<i32>(e);
+    const h = u % H;
+    const rowQkv = (first * <usize>(3 * C)) << 2;
+    attentionBackward(dout + ((first * <usize>C) << 2), qkv + rowQkv, att + (<usize>load<i32>(e, 8) << 2), dqkv + rowQkv, scratch, load<i32>(e, 4), C, H, h, h + 1);
+  }
+}
+
 /**
  * Decode for sequences [b0, b1) at position pos: appends k, v of qkv row b to the caches
  * [B × Tmax × C] at pos, then out[b] = causal attention of q over cache rows 0..pos, all heads.

@@ -10,7 +10,7 @@ import { matmulNN, matmulTN, transpose, biasGrad } from './matmul';
 import { encoderForward, encoderBackward, encoderDecode } from './embedding';
 import { normForward, normBackwardDx, normBackwardDw } from './norm';
 import { geluForward, geluBackward, add, copy } from './elementwise';
-import { attentionForward, attentionBackward, attentionDecode } from './attention';
+import { attentionForward, attentionBackward, attentionDecode, attentionForwardRows, attentionBackwardRows } from './attention';
 import { lsmForward, lsmBackward, grpoLoss, ceLoss } from './loss';
 import { gradNormPartials, gradNormFinish, adamw, NORM_CHUNK } from './optimizer';
 import { sampleStep, uniformAt } from './sampling';
@@ -47,6 +47,8 @@ export const OP_SAMPLE: i32 = 26;
 export const OP_ZERO: i32 = 27;
 export const OP_PEAK: i32 = 28;
 export const OP_TRIAD: i32 = 29;
+export const OP_ATTN_FWD_ROWS: i32 = 30;
+export const OP_ATTN_BWD_ROWS: i32 = 31;
 
 /** Elementwise work is split in blocks of this many floats. */
 const ELEM_UNIT: i32 = 256;
@@ -204,6 +206,18 @@ export function run(prog: usize, count: i32, tid: i32, nt: i32, ctl: usize, canW
         // dout qkv att dqkv scratch scratchStride B T C H
         split(arg(cmd, 7) * arg(cmd, 10), 1, tid, nt);
         if (lo < hi) attentionBackward(ptr(cmd, 1), ptr(cmd, 2), ptr(cmd, 3), ptr(cmd, 4), ptr(cmd, 5) + <usize>tid * ptr(cmd, 6), arg(cmd, 8), arg(cmd, 9), arg(cmd, 10), lo, hi);
+        break;
+      }
+      case OP_ATTN_FWD_ROWS: {
+        // qkv out att scratch scratchStride table rows C H (packed rows: rows·H units)
+        split(arg(cmd, 7) * arg(cmd, 9), 1, tid, nt);
+        if (lo < hi) attentionForwardRows(ptr(cmd, 1), ptr(cmd, 2), ptr(cmd, 3), ptr(cmd, 4) + <usize>tid * ptr(cmd, 5), ptr(cmd, 6), arg(cmd, 8), arg(cmd, 9), lo, hi);
+        break;
+      }
+      case OP_ATTN_BWD_ROWS: {
+        // dout qkv att dqkv scratch scratchStride table rows C H
+        split(arg(cmd, 8) * arg(cmd, 10), 1, tid, nt);
+        if (lo < hi) attentionBackwardRows(ptr(cmd, 1), ptr(cmd, 2), ptr(cmd, 3), ptr(cmd, 4), ptr(cmd, 5) + <usize>tid * ptr(cmd, 6), ptr(cmd, 7), arg(cmd, 9), arg(cmd, 10), lo, hi);
         break;
       }
       case OP_ATTN_DECODE: {

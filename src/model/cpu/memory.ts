@@ -39,6 +39,8 @@ export interface TrainPlan {
   B: number;
   T: number;
   segments?: readonly number[];
+  /** With segments: the rows' table for attention, i32 [first token, tokens, first attention float] per row. */
+  rowTable?: number;
   tokens: number;
   targets: number;
   encoded: number;

@@ -12,9 +12,11 @@
  * and weight gradients the Aᵀ·B kernel.
  *
  * Packed rows (plan.segments): every token-wise command runs over the Σ segments tokens as one
- * block; only the embedding (positions restart at each row) and attention (causal within a row) are
- * emitted per row, with no barrier between rows (each writes its own rows and channels). The tokens
- * keep their order, so every gradient sum over tokens is the padded batch's minus its zero terms.
+ * block; the embedding is emitted per row (positions restart at each row; no barrier between rows,
+ * each writes its own rows, and its backward splits channels the same way for every row) and
+ * attention, causal within a row, takes the rows' table (plan.rowTable) and splits rows × heads.
+ * The tokens keep their order, so every gradient sum over tokens is the padded batch's minus its
+ * zero terms.
  */
 import { ProgramBuilder } from '../../cpu/program';
 import type { Program } from '../../cpu/runtime';
@@ -34,20 +36,28 @@ export function planTokens(s: TrainPlan): number {
   return s.segments ? s.segments.reduce((a, x) => a + x, 0) : s.B * s.T;
 }
 
-/**
- * The plan's attention units: one per row when packed ({ row's first token, its attention
- * matrix's first float, its length }), else one for all B rows of T.
- */
-function attentionRows(s: TrainPlan, H: number): { at: number; att: number; B: number; T: number }[] {
-  if (!s.segments) return [{ at: 0, att: 0, B: s.B, T: s.T }];
+/** The plan's rows for the embedding (positions restart per row): { first token, tokens } each when packed, else all B·T at once. */
+function embeddingRows(s: TrainPlan): { at: number; n: number; T: number }[] {
+  if (!s.segments) return [{ at: 0, n: s.B * s.T, T: s.T }];
   const out = [];
   let at = 0;
-  let att = 0;
   for (const len of s.segments) {
-    out.push({ at, att, B: 1, T: len });
+    out.push({ at, n: len, T: len });
+    at += len;
+  }
+  return out;
+}
+
+/** Packed rows' attention table (TrainPlan.rowTable): i32 [first token, tokens, first attention float] per row. */
+export function rowTable(segments: readonly number[], H: number): Int32Array {
+  const out = new Int32Array(segments.length * 3);
+  let at = 0;
+  let att = 0;
+  segments.forEach((len, r) => {
+    out.set([at, len, att], r * 3);
     at += len;
     att += H * len * len;
-  }
+  });
   return out;
 }
 
@@ -62,8 +72,8 @@ export function emitForward(b: ProgramBuilder, m: CpuPolicyMemory, s: TrainPlan)
   const kind = cfg.norm;
   const ln = kind === 'layernorm';
   const scr = { scratch: m.scratch, scratchStride: m.scratchStride };
-  const units = attentionRows(s, H);
-  for (const u of units) b.encoderForward(s.tokens + u.at * F32, m.p('wte'), m.p('wpe'), s.encoded + u.at * C * F32, u.B * u.T, u.T, C);
+  const rows = embeddingRows(s);
+  for (const u of rows) b.encoderForward(s.tokens + u.at * F32, m.p('wte'), m.p('wpe'), s.encoded + u.at * C * F32, u.n, u.T, C);
   b.barrier();
   let x = s.encoded;
   for (let l = 0; l < cfg.nLayers; l++) {
@@ -71,7 +81,8 @@ export function emitForward(b: ProgramBuilder, m: CpuPolicyMemory, s: TrainPlan)
     const y = s.layers[l];
     b.normForward({ kind, inp: x, weight: m.p(n.ln1w), bias: ln ? m.p(n.ln1b) : undefined, out: y.ln1, mean: ln ? y.ln1Mean : undefined, rstd: y.ln1Rstd, rows: N, C }).barrier();
     b.matmulNN({ a: y.ln1, b: m.t(n.qkvw), out: y.qkv, bias: m.p(n.qkvb), M: N, N: 3 * C, K: C }).barrier();
-    for (const u of units) b.attentionForward({ qkv: y.qkv + u.at * 3 * C * F32, out: y.atty + u.at * C * F32, att: y.att + u.att * F32, ...scr, B: u.B, T: u.T, C, H });
+    if (s.segments) b.attentionForwardRows({ qkv: y.qkv, out: y.atty, att: y.att, ...scr, table: s.rowTable!, rows: s.segments.length, C, H });
+    else b.attentionForward({ qkv: y.qkv, out: y.atty, att: y.att, ...scr, B: s.B, T: s.T, C, H });
     b.barrier();
     b.matmulNN({ a: y.atty, b: m.t(n.projw), out: y.res2, bias: m.p(n.projb), resid: x, M: N, N: C, K: C }).barrier();
     b.normForward({ kind, inp: y.res2, weight: m.p(n.ln2w), bias: ln ? m.p(n.ln2b) : undefined, out: y.ln2, mean: ln ? y.ln2Mean : undefined, rstd: y.ln2Rstd, rows: N, C }).barrier();
@@ -95,7 +106,6 @@ export function emitBackward(b: ProgramBuilder, m: CpuPolicyMemory, s: TrainPlan
   const kind = cfg.norm;
   const ln = kind === 'layernorm';
   const head = headName(cfg);
-  const units = attentionRows(s, H);
   const L = cfg.nLayers;
   /** dx = dy·W (· slope, the saved GELU derivative), dW += dyᵀ·x, db += Σ dy: one phase (they only read dy). */
   const linearBack = (dy: number, x: number, w: string, bias: string | null, dx: number, inF: number, outF: number, slope?: number) => {
@@ -122,15 +132,14 @@ export function emitBackward(b: ProgramBuilder, m: CpuPolicyMemory, s: TrainPlan
     linearBack(s.dfch, y.ln2, n.fcw, n.fcb, s.dln, C, F);
     normBack(s.dln, y.res2, n.ln2w, n.ln2b, y.ln2Mean, y.ln2Rstd, true);
     linearBack(s.dres, y.atty, n.projw, n.projb, s.datty, C, C);
-    for (const u of units) {
-      const qkv = u.at * 3 * C * F32;
-      b.attentionBackward({ dout: s.datty + u.at * C * F32, qkv: y.qkv + qkv, att: y.att + u.att * F32, dqkv: s.dqkv + qkv, scratch: m.scratch, scratchStride: m.scratchStride, B: u.B, T: u.T, C, H });
-    }
+    const scr = { scratch: m.scratch, scratchStride: m.scratchStride };
+    if (s.segments) b.attentionBackwardRows({ dout: s.datty, qkv: y.qkv, att: y.att, dqkv: s.dqkv, ...scr, table: s.rowTable!, rows: s.segments.length, C, H });
+    else b.attentionBackward({ dout: s.datty, qkv: y.qkv, att: y.att, dqkv: s.dqkv, ...scr, B: s.B, T: s.T, C, H });
     b.barrier();
     linearBack(s.dqkv, y.ln1, n.qkvw, n.qkvb, s.dln, C, 3 * C);
     normBack(s.dln, xin, n.ln1w, n.ln1b, y.ln1Mean, y.ln1Rstd, true);
   }
-  for (const u of units) b.encoderBackward(s.dres + u.at * C * F32, s.tokens + u.at * F32, m.g('wte'), m.g('wpe'), u.B * u.T, u.T, C);
+  for (const u of embeddingRows(s)) b.encoderBackward(s.dres + u.at * C * F32, s.tokens + u.at * F32, m.g('wte'), m.g('wpe'), u.n, u.T, C);
   b.barrier();
 }
 

@@ -13,6 +13,7 @@ import type { Backend, MatmulVariant, UpdateBatch } from '../model/engine';
 import { buildDataset, encodePrompt, encodeResponse, FAMILIES, PAD_ID, VOCAB_SIZE, type Dataset, type TraceStyle } from '../tasks';
 import { Rng } from '../util/rng';
 import { DEFAULT_RUNG, rungBaseConfig, TASK_FAMILIES, type RungName, type TaskFamily } from './config';
+import { accumulatedUpdate } from './micro-batch';
 import { batchSeed, evaluatePolicy } from './rollout';
 import { engineMeta, loadCheckpoint } from './run-checkpoint';
 
@@ -30,6 +31,12 @@ export interface SftConfig {
   steps: number;
   /** Sequences per step. */
   batch: number;
+  /**
+   * Rows per engine call (gradient accumulation into one optimizer step, as RL's
+   * update.microBatchRows; null: the whole batch in one call). Only memory changes, and the float
+   * summation order of the gradients (tied embeddings add the head's and the embedding's parts per call).
+   */
+  microBatchRows: number | null;
   /** AdamW learning rate (constant until lrDecayStart). */
   lr: number;
   /**
@@ -62,6 +69,7 @@ export const DEFAULT_SFT_CONFIG: SftConfig = {
   testSize: 256,
   steps: 600,
   batch: 32,
+  microBatchRows: null,
   lr: 2e-3,
   lrDecayStart: 0,
   lrDecayEnd: 0,
@@ -99,6 +107,8 @@ export function rungSftDefaults(rung: RungName): SftConfig {
  */
 const RUNG_SFT_RECIPES: Partial<Record<RungName, Partial<SftConfig>>> = {
   small: { trainSize: 8192, steps: 5000, lr: 2e-3, lrDecayStart: 3500, lrDecayEnd: 4500, lrFinal: 2e-4, evalEvery: 250 },
+  // 32 rows of 512 tokens need 2.8 GiB on the CPU engine (2 GiB at most): 8 rows per call need a quarter.
+  medium: { microBatchRows: 8 },
 };
 
 /** Validates a partial SFT config over the defaults (a rung's: rungSftDefaults); one ConfigError naming the field. */
@@ -121,6 +131,7 @@ export function validateSftConfig(input: Partial<SftConfig> & Record<string, unk
   int('testSize', 1);
   int('steps', 1);
   int('batch', 1, 4096);
+  if (c.microBatchRows !== null) int('microBatchRows', 1, c.batch);
   int('evalEvery', 0);
   int('lrDecayStart', 0, Math.max(0, c.steps - 1));
   if (c.lrDecayEnd !== 0) int('lrDecayEnd', c.lrDecayStart + 1, c.steps);
@@ -201,7 +212,7 @@ export async function runSft(
   const engine = ck?.meta.engine as { matmulVariant?: MatmulVariant } | undefined;
   const policy = await backend.createPolicy(cfg.model, 'sft', exact ? { matmulVariant: engine?.matmulVariant ?? 'by-adapter-kind' } : {});
   // Batches are bucketed to multiples of 8 up to the context: size the training memory once for the longest.
-  policy.reserveTrain?.(cfg.batch, cfg.model.contextLength);
+  policy.reserveTrain?.(Math.min(cfg.batch, cfg.microBatchRows ?? cfg.batch), cfg.model.contextLength);
   policy.setParams(initParams(cfg.model, batchSeed(cfg.seed, 6)));
   policy.resetAdamState();
   let rng = new Rng(batchSeed(cfg.seed, 7));
@@ -264,7 +275,7 @@ export async function runSft(
     });
     const batch: UpdateBatch = { rows: cfg.batch, T, temperature: 1, tokens: tok, targets: tgt, mask, weights: mask.map((m) => m / count) };
     if (lengths) batch.lengths = lengths;
-    const stats = await policy.update(batch, { kind: 'ce' }, { step, adamw: { ...adamw, lr: sftLearningRate(cfg, step) } });
+    const stats = await accumulatedUpdate(policy, batch, { kind: 'ce' }, { step, adamw: { ...adamw, lr: sftLearningRate(cfg, step) } }, cfg.microBatchRows);
     // The engine rejected a non-finite step (weights and moments untouched); SFT_MAX_NONFINITE in a row stop the run.
     // (AdamW's t still counts the rejected step here: SFT's t is its step, which its snapshots store.)
     if (stats.applied === false) {

@@ -170,17 +170,28 @@ export function readFindingReport(file: string): FindingReport {
   return JSON.parse(readFileSync(file, 'utf8')) as FindingReport;
 }
 
-/** REPLICATION.md from reports/<finding>/report.json, in registry order; "not run yet" where there is none. */
 /**
- * A finding's report folders: reports/<id> (the tiny rung; listed even before it is run) and
- * reports/<id>-<rung> for each other rung that has a report.json (its title names the rung).
+ * The rung the current replication runs its findings at (recipe v5: the small rung, where the no-control
+ * twin collapses; the tiny rung's findings are archived in reports/recipe-v4). A finding with no report
+ * at any rung is listed here as "not run yet".
+ */
+export const REPLICATION_RUNG: RungName = 'small';
+
+/** A rung's report folder of a finding: reports/<id> for the tiny rung, reports/<id>-<rung> for the others. */
+function reportSlot(f: Pick<Finding, 'id' | 'title'>, rung: RungName): { folder: string; rung: RungName; title: string } {
+  return rung === DEFAULT_RUNG ? { folder: f.id, rung, title: f.title } : { folder: `${f.id}-${rung}`, rung, title: `${f.title} (${rung} rung)` };
+}
+
+/**
+ * A finding's report folders: one per rung that has a report.json, in ladder order (a rung other than
+ * tiny names itself in the title); a finding with none gets REPLICATION_RUNG's, to be run.
  */
 export function findingReportSlots(reportsDir: string, f: Pick<Finding, 'id' | 'title'>): { folder: string; rung: RungName; title: string }[] {
-  const slots = [{ folder: f.id, rung: DEFAULT_RUNG, title: f.title }];
-  for (const rung of RUNG_NAMES)
-    if (rung !== DEFAULT_RUNG && existsSync(join(reportsDir, `${f.id}-${rung}`, 'report.json'))) slots.push({ folder: `${f.id}-${rung}`, rung, title: `${f.title} (${rung} rung)` });
-  return slots;
+  const slots = RUNG_NAMES.map((rung) => reportSlot(f, rung)).filter((s) => existsSync(join(reportsDir, s.folder, 'report.json')));
+  return slots.length ? slots : [reportSlot(f, REPLICATION_RUNG)];
 }
+
+/** REPLICATION.md from each finding's reports (findingReportSlots), in registry order; "not run yet" where there is none. */
 
 export function replicationMarkdown(reportsDir: string, outFile: string): string {
   const L: string[] = [];
@@ -212,7 +223,8 @@ export function replicationMarkdown(reportsDir: string, outFile: string): string
     if (!existsSync(file)) {
       rows.push(`| [${title}](#${anchor}) | not run yet | – | – |`);
       sections.push(`<a id="${anchor}"></a>`, `## ${title}`, '', `> ${f.claim}`, '', `Presets: ${f.presets.map((p) => `\`${p}\``).join(', ')}.`, '');
-      sections.push(`**Not run yet.** Run: \`magic-lab ablate ${f.id} --seeds 5\` (then \`magic-lab ablate --replication\`).`, '', `Rule: ${f.rule}`, '');
+      const rungArg = slot.rung === DEFAULT_RUNG ? '' : ` --rung ${slot.rung}`;
+      sections.push(`**Not run yet.** Run: \`magic-lab ablate ${f.id}${rungArg} --seeds 5\` (then \`magic-lab ablate --replication\`).`, '', `Rule: ${f.rule}`, '');
       continue;
     }
     const r = readFindingReport(file);

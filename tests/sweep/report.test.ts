@@ -1,10 +1,10 @@
 /** Reports state each finding's test and premise; a finding whose premise is absent reads "not testable here", never contradicted. */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evaluateFinding, getFinding, type FindingData } from '../../src/sweep/findings';
-import { findingReportMarkdown, replicationMarkdown, REPORT_SCHEMA, type FindingReport } from '../../src/sweep/report';
+import { evaluateFinding, FINDINGS, getFinding, type FindingData } from '../../src/sweep/findings';
+import { findingReportMarkdown, findingReportSlots, replicationMarkdown, REPLICATION_RUNG, REPORT_SCHEMA, type FindingReport } from '../../src/sweep/report';
 import { COLLAPSE_STEPS } from '../../src/sweep/run-metrics';
 import { toJson } from '../../src/sweep/summary';
 
@@ -56,5 +56,34 @@ describe('finding reports', () => {
     expect(text).toContain('**Verdict: not testable here**');
     expect(text).toContain('is not testable here when its own runs do not show it');
     expect(text).toMatch(/- Premise — without the controller entropy collapses: \*\*not shown\*\*/);
+  });
+
+  it("REPLICATION.md lists each rung's report a finding has, and a finding with none at the replication rung", () => {
+    const entropyControl = FINDINGS.find((f) => f.id === 'entropy-control')!;
+    const temperature = FINDINGS.find((f) => f.id === 'temperature')!;
+    const dir = join(mkdtempSync(join(tmpdir(), 'report-')), 'reports');
+    const put = (folder: string) => {
+      mkdirSync(join(dir, folder), { recursive: true });
+      writeFileSync(join(dir, folder, 'report.json'), toJson(report()));
+    };
+    // An archive's layout (every finding at the tiny rung only): nothing else is listed, nothing is "not run yet".
+    for (const f of FINDINGS) put(f.id);
+    expect(findingReportSlots(dir, entropyControl).map((s) => s.folder)).toEqual(['entropy-control']);
+    expect(replicationMarkdown(dir, join(dir, '..', 'REPLICATION.md'))).not.toMatch(/not run yet/i);
+    // A second rung's report gets its own slot after tiny's, titled with its rung.
+    put('entropy-control-small');
+    expect(findingReportSlots(dir, entropyControl)).toEqual([
+      { folder: 'entropy-control', rung: 'tiny', title: entropyControl.title },
+      { folder: 'entropy-control-small', rung: 'small', title: `${entropyControl.title} (small rung)` },
+    ]);
+    // Once tiny's reports are archived away, a finding with no report is due at REPLICATION_RUNG, with the command that runs it.
+    for (const f of FINDINGS) rmSync(join(dir, f.id), { recursive: true });
+    expect(REPLICATION_RUNG).toBe('small');
+    expect(findingReportSlots(dir, entropyControl).map((s) => s.folder)).toEqual(['entropy-control-small']);
+    expect(findingReportSlots(dir, temperature)).toEqual([{ folder: 'temperature-small', rung: 'small', title: `${temperature.title} (small rung)` }]);
+    const text = replicationMarkdown(dir, join(dir, '..', 'REPLICATION.md'));
+    expect(text.match(/\| not run yet \|/g)!.length).toBe(FINDINGS.length - 1);
+    expect(text).toContain(`| [${temperature.title} (small rung)](#temperature-small) | not run yet | – | – |`);
+    expect(text).toContain('Run: `magic-lab ablate temperature --rung small --seeds 5`');
   });
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { regenerateCharts } from '../../scripts/charts';
 
 const ROOT = join(__dirname, '../..');
-const ARCHIVES = ['reports/recipe-v1/kl', 'reports/recipe-v3/entropy-coef', 'reports/tuning/round-12'];
+const ARCHIVES = ['reports/recipe-v1/kl', 'reports/recipe-v3/entropy-coef', 'reports/recipe-v4/entropy-control', 'reports/tuning/round-12'];
 
 describe('archived charts', () => {
   it.each(ARCHIVES)('%s: every chart its markdown links is written from its summary', async (dir) => {

@@ -1,6 +1,6 @@
 /**
  * Every interval REPLICATION.md reports recomputes from what the repository holds: the committed
- * runs (reports/pool, metrics.jsonl.gz and precise evaluations) give each finding's summary and
+ * runs (reports/pool-small, metrics.jsonl.gz and precise evaluations) give each finding's summary and
  * report.json byte for byte, and the reports give REPLICATION.md.
  */
 import { describe, expect, it } from 'vitest';

@@ -51,15 +51,18 @@ test('an overlaid run with another eval k draws and labels its own held-out seri
   const box = (await entropy.locator('.chart-box').boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
   const label = entropy.locator('.recharts-tooltip-label');
-  await expect(label).toHaveText(/^step \d+$/);
+  // Hovering mounts every chart's tooltip (useChartHover), a re-render of each of the page's charts, which can
+  // take seconds on a loaded 2-core machine: wait past the 5 s default before calling a cursor missing.
+  const synced = { timeout: 15_000 };
+  await expect(label).toHaveText(/^step \d+$/, synced);
   const step = await label.textContent();
   for (const id of ['chart-reward', 'chart-length', 'chart-grad-norm']) {
     const other = page.getByTestId(id);
-    await expect(other.locator('.recharts-tooltip-cursor')).toHaveCount(1);
-    await expect(other.locator('.recharts-tooltip-label')).toHaveText(step!);
+    await expect(other.locator('.recharts-tooltip-cursor')).toHaveCount(1, synced);
+    await expect(other.locator('.recharts-tooltip-label')).toHaveText(step!, synced);
   }
   await page.mouse.move(0, 0);
-  await expect(page.getByTestId('chart-reward').locator('.recharts-tooltip-cursor')).toHaveCount(0);
+  await expect(page.getByTestId('chart-reward').locator('.recharts-tooltip-cursor')).toHaveCount(0, synced);
 
   // The PNG: the chart (axes included) under its title, the x axis named, the legend below; 2× resolution.
   const download = page.waitForEvent('download');

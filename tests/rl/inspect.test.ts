@@ -14,6 +14,7 @@ import type { Rollout } from '../../src/rl/rollout';
 import { MagicTrainer, type SampleRecord } from '../../src/rl/trainer';
 import { encodePrompt, VOCAB } from '../../src/tasks';
 import { gpu } from '../gpu/harness';
+import { stripPerf } from './trainer-fixtures';
 
 describe('recorded groups', () => {
   it('watches the lowest prompt ids of the pool', () => {
@@ -48,8 +49,6 @@ const backend = () => (backendP ??= wasmBackend({ threads: 1 }));
 afterAll(async () => {
   if (backendP) (await backendP).destroy();
 });
-
-const stripPerf = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/') && k !== 'time_ms'));
 
 /** The shipped tiny base: it solves some prompts, so groups have nonzero advantages (and off-policy updates clip). */
 const BASE = new Uint8Array(readFileSync('public/checkpoints/base-tiny.mlck'));

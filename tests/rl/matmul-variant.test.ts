@@ -12,8 +12,7 @@ import { loadCheckpoint, policyOptionsFor } from '../../src/rl/run-checkpoint';
 import { runSft } from '../../src/rl/sft';
 import { MagicTrainer } from '../../src/rl/trainer';
 import { gpu } from '../gpu/harness';
-
-const stripPerf = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/') && k !== 'time_ms'));
+import { stripPerf } from './trainer-fixtures';
 
 // As tests/rl/trainer.test.ts's replay: every group kept, a constant entropy bonus (every step updates), short responses.
 const tiny = getPreset('magic-tiny');

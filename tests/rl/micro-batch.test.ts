@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { wasmBackend } from '../../src/model/cpu-policy';
 import type { Backend, UpdateBatch } from '../../src/model/engine';
 import { webgpuBackend } from '../../src/model/gpu-engine';
-import { getPreset, validateRunConfig, type RunConfig } from '../../src/rl/config';
+import { getPreset, type RunConfig } from '../../src/rl/config';
 import { accumulateMode, microBatchStarts, microForwardLogp, sliceRows } from '../../src/rl/micro-batch';
 import { initParams } from '../../src/model/init';
 import { MagicTrainer } from '../../src/rl/trainer';
 import { PAD_ID } from '../../src/tasks';
 import { gpu } from '../gpu/harness';
+import { everyStepGradientConfig, stripPerf } from './trainer-fixtures';
 
 describe('splitting a packed mini-batch', () => {
   // 6 rows of T 3; rows 4 and 5 are padding (no loss token), as packUpdateBatch leaves them.
@@ -55,20 +56,7 @@ describe('splitting a packed mini-batch', () => {
   });
 });
 
-const stripPerf = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/') && k !== 'time_ms'));
-
-/** magic-tiny with every group kept and a constant entropy bonus (every step has a gradient), KL on. */
-function config(update: Partial<RunConfig['update']>): RunConfig {
-  const tiny = getPreset('magic-tiny');
-  return validateRunConfig({
-    ...tiny,
-    stages: [{ maxResponseLength: 10, steps: 3 }],
-    rejection: { mode: 'off' },
-    loss: { ...tiny.loss, entropy: { ...tiny.loss.entropy, mode: 'constant', constantCoef: 0.05 }, kl: { beta: 0.1, type: 'k3' } },
-    update: { ...tiny.update, lr: 1e-2, ...update },
-    eval: { everySteps: 0, k: 2, temperatures: [1], testProblems: 2 },
-  });
-}
+const config = (update: Partial<RunConfig['update']>) => everyStepGradientConfig({ maxResponseLength: 10 }, update);
 
 async function run(backend: Backend, cfg: RunConfig, steps: number) {
   const t = await MagicTrainer.create(backend, cfg);

@@ -5,8 +5,7 @@ import { getPreset, validateRunConfig } from '../../src/rl/config';
 import { MagicTrainer } from '../../src/rl/trainer';
 import { STEP_METRIC_KEY_LIST } from '../../src/rl/metrics';
 import { gpu } from '../gpu/harness';
-
-const stripPerf = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/') && k !== 'time_ms'));
+import { stripPerf } from './trainer-fixtures';
 
 describe('MagicTrainer (magic-tiny)', () => {
   it('runs steps with every metric, evaluates, and finishes the schedule', async () => {

@@ -12,7 +12,7 @@ import { TRAIN_PLAN_CACHE } from '../../src/model/cpu-policy';
 import { rowOffsets, type Backend, type PolicyEngine, type UpdateBatch } from '../../src/model/engine';
 import { webgpuBackend } from '../../src/model/gpu-engine';
 import { initParams } from '../../src/model/init';
-import { getPreset, validateRunConfig, type RunConfig } from '../../src/rl/config';
+import { type RunConfig } from '../../src/rl/config';
 import { MagicTrainer } from '../../src/rl/trainer';
 import { accumulatedUpdate, microForwardLogp } from '../../src/rl/micro-batch';
 import { PACKED_T_MULTIPLE, packUpdateBatch, type KeptResponse } from '../../src/rl/update-batch';
@@ -21,6 +21,7 @@ import { Rng } from '../../src/util/rng';
 import { freshSeed } from '../cpu/harness';
 import { gpu } from '../gpu/harness';
 import { ADAMW, cpuBackend, LOSS } from '../model/engines';
+import { everyStepGradientConfig, stripPerf } from './trainer-fixtures';
 
 const CFGS: ModelConfig[] = [
   validateModelConfig({ vocabSize: 11, contextLength: 48, nLayers: 2, dModel: 12, nHeads: 3, mlpRatio: 2, norm: 'rmsnorm', tiedEmbeddings: true }),
@@ -208,24 +209,8 @@ describe('a packed update equals the padded one bit for bit (CPU engine)', () =>
   });
 });
 
-const stripPerf = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/') && k !== 'time_ms'));
-
-/**
- * magic-tiny, every group kept, constant entropy bonus and KL on (every step has a gradient and a
- * π_ref forward); 3 prompts × G 4, so padding adds rows (12 → 16) whatever the responses' lengths.
- */
-function config(update: Partial<RunConfig['update']>): RunConfig {
-  const tiny = getPreset('magic-tiny');
-  return validateRunConfig({
-    ...tiny,
-    stages: [{ maxResponseLength: 24, steps: 3 }],
-    rollout: { ...tiny.rollout, batchPrompts: 3 },
-    rejection: { mode: 'off' },
-    loss: { ...tiny.loss, entropy: { ...tiny.loss.entropy, mode: 'constant', constantCoef: 0.05 }, kl: { beta: 0.1, type: 'k3' } },
-    update: { ...tiny.update, lr: 1e-2, ...update },
-    eval: { everySteps: 0, k: 2, temperatures: [1], testProblems: 2 },
-  });
-}
+/** 3 prompts × G 4, so padding adds rows (12 → 16) whatever the responses' lengths. */
+const config = (update: Partial<RunConfig['update']>) => everyStepGradientConfig({ maxResponseLength: 24, batchPrompts: 3 }, update);
 
 /** A run of `steps` on the CPU engine, its policies told to pad (packedRows false) or not; counts the positions updated. */
 async function run(cfg: RunConfig, steps: number, packed: boolean) {

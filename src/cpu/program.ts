@@ -123,6 +123,7 @@ export class ProgramBuilder {
   attentionBackwardRows(a: { dout: number; qkv: number; att: number; dqkv: number; scratch: number; scratchStride: number; table: number; rows: number; C: number; H: number }): this {
     return this.cmd('ATTN_BWD_ROWS', a.dout, a.qkv, a.att, a.dqkv, a.scratch, a.scratchStride, a.table, a.rows, a.C, a.H);
   }
+  /** kcache is [B × C × Tmax] (each sequence's keys transposed), vcache [B × Tmax × C]. */
   attentionDecode(a: { qkv: number; kcache: number; vcache: number; out: number; scratch: number; scratchStride: number; Tmax: number; C: number; H: number; posPtr: number; B: number }): this {
     return this.cmd('ATTN_DECODE', a.qkv, a.kcache, a.vcache, a.out, a.scratch, a.scratchStride, a.Tmax, a.C, a.H, a.posPtr, a.B);
   }

@@ -238,6 +238,7 @@ describe('attention vs float64 twin', () => {
     [2, 7, 12, 3],
     [3, 9, 16, 2],
     [1, 1, 4, 1],
+    [2, 37, 12, 3], // 37 positions: scoreRow's 16-key, 4-key and 1-key paths in training and in decode
   ]) {
     it(`forward, backward and KV-cache decode (B=${B} T=${T} C=${C} H=${H})`, async () => {
       const rt = await cpu();

@@ -274,8 +274,11 @@ export function attentionBackwardRows(dout: usize, qkv: usize, att: usize, dqkv:
 }
 
 /**
- * Decode for sequences [b0, b1) at position pos: appends k, v of qkv row b to the caches
- * [B × Tmax × C] at pos, then out[b] = causal attention of q over cache rows 0..pos, all heads.
+ * Decode for sequences [b0, b1) at position pos: appends k, v of qkv row b to the caches at pos,
+ * then out[b] = causal attention of q over positions 0..pos, all heads. The V cache is
+ * [B × Tmax × C]; the K cache is transposed per sequence, [B × C × Tmax], so a head's scores run
+ * through scoreRow, 16 keys per step as in training, instead of one latency-bound sum per key
+ * (each key's sum is the same sequential sum over i either way: the same bits as training).
  * scratch: Tmax floats (scores).
  */
 export function attentionDecode(qkv: usize, kcache: usize, vcache: usize, out: usize, scratch: usize, Tmax: i32, C: i32, H: i32, pos: i32, b0: i32, b1: i32): void {
@@ -284,21 +287,15 @@ export function attentionDecode(qkv: usize, kcache: usize, vcache: usize, out: u
   const scale: f32 = 1.0 / Mathf.sqrt(<f32>hs);
   for (let b = b0; b < b1; b++) {
     const q = at(qkv, b * C3);
-    const cacheRow = at(kcache, (b * Tmax + pos) * C);
-    memory.copy(cacheRow, at(q, C), <usize>C << 2);
+    const kt = at(kcache, b * C * Tmax);
+    const k = at(q, C);
+    for (let c = 0; c < C; c++) store<f32>(at(kt, c * Tmax + pos), load<f32>(at(k, c)));
     memory.copy(at(vcache, (b * Tmax + pos) * C), at(q, 2 * C), <usize>C << 2);
-    const kb = at(kcache, b * Tmax * C);
     const vb = at(vcache, b * Tmax * C);
+    const n = pos + 1;
     for (let h = 0; h < H; h++) {
-      const qh = at(q, h * hs);
-      const n = pos + 1;
-      for (let s = 0; s < n; s++) {
-        const k = at(kb, s * C + h * hs);
-        let acc: f32 = 0;
-        for (let i = 0; i < hs; i++) acc += load<f32>(at(qh, i)) * load<f32>(at(k, i));
-        store<f32>(at(scratch, s), acc * scale);
-      }
-      softmaxRow(scratch, n, rowMax(scratch, n));
+      const mx = scoreRow(at(q, h * hs), at(kt, h * hs * Tmax), scratch, pos, hs, Tmax, scale);
+      softmaxRow(scratch, n, mx);
       weightedSum(scratch, at(vb, h * hs), C, at(out, b * C + h * hs), n, hs);
     }
   }

@@ -20,8 +20,10 @@ export interface DecodePlan {
   seqs: number;
   sampleLogp: number;
   sampleEntropy: number;
-  /** Every layer's K and V caches, [B × Tmax × C] each: a sequence's rows move with it. */
-  caches: number[];
+  /** Every layer's K caches, [B × C × Tmax] (transposed per sequence, for attentionDecode's scores): a sequence's block moves with it. */
+  kCaches: number[];
+  /** Every layer's V caches, [B × Tmax × C]: a sequence's rows move with it. */
+  vCaches: number[];
   /** The slot counts a step can run over, largest (B) first: liveSizes(B). */
   sizes: number[];
   /** The decode step over slots [0, slots), slots one of `sizes`; the same buffers for all. */
@@ -82,7 +84,7 @@ export function decodePlan(m: CpuPolicyMemory, B: number): DecodePlan {
     if (!p) throw new Error(`decode step: ${slots} slots is not one of the plan's sizes ${sizes.join(', ')}`);
     return p;
   };
-  return { B, tokens, seqs, sampleLogp, sampleEntropy, caches: layers.flatMap((l) => [l.kcache, l.vcache]), sizes, step };
+  return { B, tokens, seqs, sampleLogp, sampleEntropy, kCaches: layers.map((l) => l.kcache), vCaches: layers.map((l) => l.vcache), sizes, step };
 }
 
 /**
@@ -174,7 +176,8 @@ function compactSlots(m: CpuPolicyMemory, p: DecodePlan, live: number, running: 
   const B = p.B;
   const seqs = rt.u32(p.seqs, B * 4);
   const perPosition = [rt.u32(p.tokens, B * Tmax), rt.f32(p.sampleLogp, B * Tmax), rt.f32(p.sampleEntropy, B * Tmax)];
-  const caches = p.caches.map((c) => rt.f32(c, B * Tmax * C));
+  const kCaches = p.kCaches.map((c) => rt.f32(c, B * C * Tmax));
+  const vCaches = p.vCaches.map((c) => rt.f32(c, B * Tmax * C));
   const swap = (arr: Uint32Array | Float32Array, i: number, j: number, n: number) => {
     const keep = arr.slice(i * n, (i + 1) * n);
     arr.copyWithin(i * n, j * n, (j + 1) * n);
@@ -186,7 +189,9 @@ function compactSlots(m: CpuPolicyMemory, p: DecodePlan, live: number, running: 
     while (seqs[j * 4 + 2] !== SEQ_RUNNING) j--;
     swap(seqs, i, j, 4);
     for (const a of perPosition) swap(a, i, j, Tmax);
-    for (const c of caches) c.copyWithin(i * Tmax * C, j * Tmax * C, j * Tmax * C + filled * C);
+    // K: each channel's positions are contiguous, so the whole block moves; V: its filled rows.
+    for (const c of kCaches) c.copyWithin(i * C * Tmax, j * C * Tmax, (j + 1) * C * Tmax);
+    for (const c of vCaches) c.copyWithin(i * Tmax * C, j * Tmax * C, j * Tmax * C + filled * C);
     j--;
   }
 }

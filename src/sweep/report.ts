@@ -204,6 +204,9 @@ export function replicationMarkdown(reportsDir: string, outFile: string): string
       'How the sweeps, statistics and standard errors work: docs/sweeps.md.',
     '',
   );
+  const slotsByFinding = FINDINGS.map((f) => findingReportSlots(reportsDir, f));
+  const rungs = RUNG_NAMES.filter((r) => slotsByFinding.some((slots) => slots.some((s) => s.rung === r)));
+  L.push(`Rung${rungs.length > 1 ? 's' : ''}: ${rungs.join(', ')} (docs/ladder.md); a finding run at more than one rung is listed once per rung, a rung other than tiny named in its title.`, '');
   // Reports kept from earlier recipes (reports/recipe-*/REPLICATION.md): the current presets differ from theirs.
   const earlier = existsSync(reportsDir)
     ? readdirSync(reportsDir)
@@ -216,7 +219,7 @@ export function replicationMarkdown(reportsDir: string, outFile: string): string
   }
   const rows: string[] = ['| finding | verdict | seeds | schedule |', '| --- | --- | --- | --- |'];
   const sections: string[] = [];
-  for (const f of FINDINGS) for (const slot of findingReportSlots(reportsDir, f)) {
+  for (const [fi, f] of FINDINGS.entries()) for (const slot of slotsByFinding[fi]) {
     const file = join(reportsDir, slot.folder, 'report.json');
     const anchor = slot.folder;
     const title = slot.title;

@@ -69,13 +69,16 @@ describe('finding reports', () => {
     // An archive's layout (every finding at the tiny rung only): nothing else is listed, nothing is "not run yet".
     for (const f of FINDINGS) put(f.id);
     expect(findingReportSlots(dir, entropyControl).map((s) => s.folder)).toEqual(['entropy-control']);
-    expect(replicationMarkdown(dir, join(dir, '..', 'REPLICATION.md'))).not.toMatch(/not run yet/i);
+    const archive = replicationMarkdown(dir, join(dir, '..', 'REPLICATION.md'));
+    expect(archive).not.toMatch(/not run yet/i);
+    expect(archive).toContain('Rung: tiny (docs/ladder.md)');
     // A second rung's report gets its own slot after tiny's, titled with its rung.
     put('entropy-control-small');
     expect(findingReportSlots(dir, entropyControl)).toEqual([
       { folder: 'entropy-control', rung: 'tiny', title: entropyControl.title },
       { folder: 'entropy-control-small', rung: 'small', title: `${entropyControl.title} (small rung)` },
     ]);
+    expect(replicationMarkdown(dir, join(dir, '..', 'REPLICATION.md'))).toContain('Rungs: tiny, small (docs/ladder.md)');
     // Once tiny's reports are archived away, a finding with no report is due at REPLICATION_RUNG, with the command that runs it.
     for (const f of FINDINGS) rmSync(join(dir, f.id), { recursive: true });
     expect(REPLICATION_RUNG).toBe('small');
@@ -85,5 +88,6 @@ describe('finding reports', () => {
     expect(text.match(/\| not run yet \|/g)!.length).toBe(FINDINGS.length - 1);
     expect(text).toContain(`| [${temperature.title} (small rung)](#temperature-small) | not run yet | – | – |`);
     expect(text).toContain('Run: `magic-lab ablate temperature --rung small --seeds 5`');
+    expect(text).toContain('Rung: small (docs/ladder.md)');
   });
 });

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { DEFAULT_RUNG, RUNG_NAMES, type RungName } from '../rl/config';
 import { checkMetrics, FINDINGS, type Finding, type FindingResult } from './findings';
-import { verdictText } from './reference-format';
+import { referenceNameAt, verdictText } from './reference-format';
 import { formatValue, metricDef, unitSuffix } from './run-metrics';
 import type { Verdict } from './stats';
 import type { Summary } from './summary';
@@ -177,9 +177,9 @@ export function readFindingReport(file: string): FindingReport {
  */
 export const REPLICATION_RUNG: RungName = 'small';
 
-/** A rung's report folder of a finding: reports/<id> for the tiny rung, reports/<id>-<rung> for the others. */
+/** A rung's report folder of a finding, named as `magic-lab ablate --rung` names it (referenceNameAt: <id> at tiny, <id>-<rung> else). */
 function reportSlot(f: Pick<Finding, 'id' | 'title'>, rung: RungName): { folder: string; rung: RungName; title: string } {
-  return rung === DEFAULT_RUNG ? { folder: f.id, rung, title: f.title } : { folder: `${f.id}-${rung}`, rung, title: `${f.title} (${rung} rung)` };
+  return { folder: referenceNameAt(f.id, rung), rung, title: rung === DEFAULT_RUNG ? f.title : `${f.title} (${rung} rung)` };
 }
 
 /**
@@ -192,7 +192,6 @@ export function findingReportSlots(reportsDir: string, f: Pick<Finding, 'id' | '
 }
 
 /** REPLICATION.md from each finding's reports (findingReportSlots), in registry order; "not run yet" where there is none. */
-
 export function replicationMarkdown(reportsDir: string, outFile: string): string {
   const L: string[] = [];
   L.push('# Replication of the MAGIC findings', '');

@@ -94,8 +94,9 @@ export function rungSftDefaults(rung: RungName): SftConfig {
     model: { ...run.model },
     families: [...run.data.families],
     difficulty: run.data.difficulty,
-    // The rung's longest stage limit plus room for verbose traces, within its context with the prompt.
-    evalMaxResponseLength: Math.min(run.model.contextLength - 32, 200),
+    // The rung's longest stage limit plus room for verbose traces, within its context with the prompt
+    // (small: 160 + 40 = 200; medium: 384 + 40 = 424, so its 128–221-token traces are never cut).
+    evalMaxResponseLength: Math.min(run.model.contextLength - 32, Math.max(...run.stages.map((s) => s.maxResponseLength)) + 40),
     ...RUNG_SFT_RECIPES[rung],
   };
 }

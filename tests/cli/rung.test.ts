@@ -82,6 +82,8 @@ describe('default base and SFT per rung', () => {
       expect(c.model).toEqual(rungBaseConfig(r).model);
       expect(rungOf(c)).toBe(r);
       expect(c.evalMaxResponseLength).toBeLessThan(c.model.contextLength);
+      // Room beyond the longest stage, so the base's held-out evaluation never cuts what RL would allow.
+      expect(c.evalMaxResponseLength).toBe(Math.max(...rungBaseConfig(r).stages.map((s) => s.maxResponseLength)) + 40);
       expect(c.families).toEqual(rungBaseConfig(r).data.families);
     }
     // A config file still overrides the rung's fields, and is checked against the rung's context.

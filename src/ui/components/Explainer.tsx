@@ -207,7 +207,8 @@ export const Explainer = memo(function Explainer() {
         <p>
           Entropy e_k measures how unsure the policy is about its next token. If it <b>collapses</b>, the G answers of a group become the same: the group is all right or all wrong, every advantage is 0, and learning stalls — the
           paper's central lesson is to keep exploring. Rollouts at a high temperature τ = 1.0 help. The controller adds the entropy bonus only while e_k is below the target (+ Δ to c each such step, − Δ otherwise), so entropy is
-          held near the target instead of pushed up without limit (a large constant bonus makes it blow up).
+          held near the target instead of pushed up without limit (a large constant bonus makes it blow up). Whether a collapse
+          costs accuracy at this lab's scale is measured, not assumed: the Findings tab's entropy-control and collapse-hurts verdicts say what the reference runs show.
         </p>
         <ControllerNow />
       </Section>

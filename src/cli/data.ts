@@ -90,7 +90,8 @@ export async function data(argv: string[], log: (s: string) => void = console.lo
     log(`${summary}\noffline filter with ${file}: ${trainer.offlineReport!.summary}`);
     if (flags.write) {
       const meta = { ...ck.meta, offlineFilter: { key: trainer.offlineFilterKey(), correct: trainer.offlineCorrect } };
-      writeFileSync(file, encodeCheckpoint({ model: ck.model, params: ck.params, adam: ck.adam, meta }));
+      // Stored as it came (f16 weights stay f16, bit for bit): only the meta changes.
+      writeFileSync(file, encodeCheckpoint({ model: ck.model, params: ck.params, adam: ck.adam, meta, weightsDtype: ck.weightsDtype }));
       log(`stored the result in ${file} (meta.offlineFilter): runs with this data config start without re-sampling`);
     }
     trainer.destroy();

@@ -1,7 +1,7 @@
 /** `magic-lab sft`: supervised warm start on imperfect synthetic traces; writes the base checkpoint. */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint, type WeightsDtype } from '../model/checkpoint';
 import { ConfigError } from '../model/config';
 import { DivergenceError } from '../rl/divergence';
 import { rungSftDefaults, runSft, validateSftConfig, type SftConfig } from '../rl/sft';
@@ -22,6 +22,7 @@ export const SFT_FLAGS: Record<string, FlagSpec> = {
   out: { type: 'string', help: 'checkpoint file to write (default: the rung\'s base, public/checkpoints/base.mlck for tiny, base-small.mlck, base-medium.mlck)' },
   resume: { type: 'string', help: 'continue the warm start saved in this checkpoint (up to --steps in total)' },
   'weights-only': { type: 'bool', help: 'write the final checkpoint without its AdamW state (a third of the size; how the small base ships — RL never reads a base\'s AdamW, and the .stepN snapshots keep it for --resume)' },
+  f16: { type: 'bool', help: 'with --weights-only: store the weights as IEEE half floats (half the size again; how the on-demand medium base ships — it loads as the rounded f32 values)' },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
   help: { type: 'bool', help: 'show this help' },
@@ -59,6 +60,8 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
   if (flags.steps !== undefined) input.steps = flags.steps as number;
   if (flags.seed !== undefined) input.seed = flags.seed as number;
   if (flags['eval-every'] !== undefined) input.evalEvery = flags['eval-every'] as number;
+  // Half floats only where no AdamW moments are kept (a snapshot to --resume stays exact, in f32).
+  if (flags.f16 && !flags['weights-only']) throw new UsageError('--f16 stores a weights-only base: add --weights-only');
   let cfg: SftConfig;
   try {
     cfg = validateSftConfig(input as Partial<SftConfig> & Record<string, unknown>, rungSftDefaults(rung));
@@ -103,7 +106,7 @@ async function runSftTo(cfg: SftConfig, out: string, flags: Record<string, unkno
       throw e;
     });
     mkdirSync(dirname(out), { recursive: true });
-    const bytes = flags['weights-only'] ? withoutAdam(res.checkpoint) : res.checkpoint;
+    const bytes = flags['weights-only'] ? withoutAdam(res.checkpoint, flags.f16 ? 'f16' : 'f32') : res.checkpoint;
     writeFileSync(out, bytes);
     log(`wrote ${out} (${bytes.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);
   } finally {
@@ -111,8 +114,8 @@ async function runSftTo(cfg: SftConfig, out: string, flags: Record<string, unkno
   }
 }
 
-/** The same checkpoint without its AdamW moments: parameters and meta (the SFT config, state and eval) kept. */
-function withoutAdam(bytes: Uint8Array): Uint8Array {
+/** The same checkpoint without its AdamW moments: parameters (as `weightsDtype`) and meta (the SFT config, state and eval) kept. */
+function withoutAdam(bytes: Uint8Array, weightsDtype: WeightsDtype): Uint8Array {
   const c = decodeCheckpoint(bytes, 'sft result');
-  return encodeCheckpoint({ model: c.model, params: c.params, meta: c.meta });
+  return encodeCheckpoint({ model: c.model, params: c.params, meta: c.meta, weightsDtype });
 }

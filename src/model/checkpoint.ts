@@ -8,8 +8,8 @@
  *   offset 16      u32 LE    data length D in bytes
  *   offset 20      u32 LE    CRC-32 (IEEE) of the whole file, computed with these four bytes as zero
  *   offset 24      H bytes   header: { format: "magic-lab-checkpoint", version: 2, model: ModelConfig,
- *                            tensors: [{ name, shape, dtype: "f32", offset, length }], meta: {...} }
- *   24 + H         D bytes   little-endian f32 tensors; each tensor's `offset` is in bytes from the data start
+ *                            tensors: [{ name, shape, dtype: "f32" | "f16", offset, length }], meta: {...} }
+ *   24 + H         D bytes   little-endian tensors; each tensor's `offset` is in bytes from the data start
  *   24 + H + D               end of file (nothing may follow)
  *
  * The one checksum covers everything: the prefix, the header (model config, tensor table, meta —
@@ -31,9 +31,15 @@
  * Tensors are the model parameters by name (see layoutParams) and, when the optimizer state is
  * saved, the AdamW moments as "adam.m/<name>" and "adam.v/<name>". `meta` is JSON for the trainer
  * (run config, step, stage, controller state, filters, data cursor) or for a base checkpoint.
+ *
+ * Tensors are f32, except that a weights-only file may store its parameters as IEEE half floats
+ * (dtype "f16", all of them): a shipped base at half the size (the medium rung's is downloaded on
+ * demand). They decode to the same Float32Array, exactly; only the writer rounds. A build from
+ * before f16 refuses such a file with its "dtype is not supported" message.
  */
 import { ConfigError, layoutParams, validateModelConfig, type ModelConfig } from './config';
 import { jsonDepth, MAX_JSON_DEPTH } from '../util/json-depth';
+import { floatToHalfBits, halfBitsToFloat, HALF_MAX } from '../util/half-float';
 
 export const CHECKPOINT_MAGIC = 'MAGICLAB';
 /** The version this build writes. */
@@ -49,7 +55,7 @@ const CRC_OFFSET = 20;
 export interface CheckpointTensor {
   name: string;
   shape: number[];
-  dtype: 'f32';
+  dtype: WeightsDtype;
   offset: number;
   length: number;
 }
@@ -64,6 +70,10 @@ export interface CheckpointHeader {
   meta: Record<string, unknown>;
 }
 
+/** How a checkpoint stores its parameters: f32, or IEEE half floats (weights-only files). */
+export type WeightsDtype = 'f32' | 'f16';
+const DTYPE_BYTES: Record<WeightsDtype, number> = { f32: 4, f16: 2 };
+
 export interface CheckpointContents {
   model: ModelConfig;
   /** Flat parameters in layoutParams(model) order. */
@@ -71,6 +81,12 @@ export interface CheckpointContents {
   /** AdamW first/second moments (flat, same layout) when saved. */
   adam?: { m: Float32Array; v: Float32Array };
   meta: Record<string, unknown>;
+  /**
+   * How the parameters are (to be) stored; f32 when absent. 'f16' only without `adam`: the writer
+   * rounds each weight to the nearest half, and decoding gives those values back exactly, so a
+   * decode → encode round trip (e.g. `data filter --write`) keeps the file's weights bit for bit.
+   */
+  weightsDtype?: WeightsDtype;
 }
 
 /** Raised for an unreadable checkpoint; names the file and what is wrong. */
@@ -170,19 +186,23 @@ export function encodeCheckpoint(c: CheckpointContents, version: 1 | 2 = CHECKPO
   const model = validateModelConfig(c.model);
   const layout = layoutParams(model);
   if (c.params.length !== layout.totalFloats) throw new Error(`params: expected ${layout.totalFloats} floats for this model, got ${c.params.length}`);
-  const groups: { prefix: string; flat: Float32Array }[] = [{ prefix: '', flat: c.params }];
+  // Version 1 knows only f32 (it is written for identities and tests: f16 weights widen exactly).
+  const weightsDtype: WeightsDtype = version === 1 ? 'f32' : (c.weightsDtype ?? 'f32');
+  if (weightsDtype !== 'f32' && weightsDtype !== 'f16') throw new RangeError(`weightsDtype ${JSON.stringify(weightsDtype)}: expected "f32" or "f16"`);
+  if (weightsDtype === 'f16' && c.adam) throw new RangeError('f16 weights are for weights-only checkpoints: drop the AdamW moments first');
+  const groups: { prefix: string; flat: Float32Array; dtype: WeightsDtype }[] = [{ prefix: '', flat: c.params, dtype: weightsDtype }];
   if (c.adam) {
     for (const [k, flat] of [['m', c.adam.m], ['v', c.adam.v]] as const) {
       if (flat.length !== layout.totalFloats) throw new Error(`adam.${k}: expected ${layout.totalFloats} floats, got ${flat.length}`);
-      groups.push({ prefix: `adam.${k}/`, flat });
+      groups.push({ prefix: `adam.${k}/`, flat, dtype: 'f32' });
     }
   }
   const tensors: CheckpointTensor[] = [];
   let offset = 0;
   for (const g of groups) {
     for (const t of layout.tensors) {
-      tensors.push({ name: g.prefix + t.name, shape: t.shape, dtype: 'f32', offset, length: t.size });
-      offset += t.size * 4;
+      tensors.push({ name: g.prefix + t.name, shape: t.shape, dtype: g.dtype, offset, length: t.size });
+      offset += t.size * DTYPE_BYTES[g.dtype];
     }
   }
   // A diverged run must never leave a checkpoint that loads and evaluates as if nothing happened.
@@ -195,7 +215,15 @@ export function encodeCheckpoint(c: CheckpointContents, version: 1 | 2 = CHECKPO
   let i = 0;
   for (const g of groups) {
     for (const t of layout.tensors) {
-      for (let k = 0; k < t.size; k++) dv.setFloat32(tensors[i].offset + 4 * k, g.flat[t.offset + k], true);
+      const at = tensors[i].offset;
+      if (g.dtype === 'f16') {
+        for (let k = 0; k < t.size; k++) {
+          const h = floatToHalfBits(g.flat[t.offset + k]);
+          // Rounding must not turn a finite weight into Infinity: refuse rather than write a file that cannot load.
+          if ((h & 0x7c00) === 0x7c00) throw new RangeError(`${t.name}[${k}] = ${g.flat[t.offset + k]} rounds beyond the largest half float (${HALF_MAX}): store these weights as f32`);
+          dv.setUint16(at + 2 * k, h, true);
+        }
+      } else for (let k = 0; k < t.size; k++) dv.setFloat32(at + 4 * k, g.flat[t.offset + k], true);
       i++;
     }
   }
@@ -331,7 +359,8 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
     const flat = new Float32Array(layout.totalFloats);
     for (const t of layout.tensors) {
       const e = byName.get(prefix + t.name)!;
-      for (let k = 0; k < t.size; k++) flat[t.offset + k] = ddv.getFloat32(e.offset + 4 * k, true);
+      if (e.dtype === 'f16') for (let k = 0; k < t.size; k++) flat[t.offset + k] = halfBitsToFloat(ddv.getUint16(e.offset + 2 * k, true));
+      else for (let k = 0; k < t.size; k++) flat[t.offset + k] = ddv.getFloat32(e.offset + 4 * k, true);
     }
     return flat;
   };
@@ -342,13 +371,16 @@ export function decodeCheckpoint(bytes: Uint8Array, source = 'checkpoint'): Chec
     const bad = flat && firstNonFinite(flat, layout, prefix);
     if (bad) throw fail(`tensor ${bad[0]} holds a non-finite value (${bad[2]} at element ${bad[1]}): the run that wrote it diverged; load an earlier checkpoint`);
   }
-  return { model, params, adam: m && v ? { m, v } : undefined, meta: (header.meta as Record<string, unknown> | undefined) ?? {} };
+  const contents: CheckpointContents = { model, params, adam: m && v ? { m, v } : undefined, meta: (header.meta as Record<string, unknown> | undefined) ?? {} };
+  if (byName.get(layout.tensors[0].name)!.dtype === 'f16') contents.weightsDtype = 'f16';
+  return contents;
 }
 
 /**
  * The tensor table, checked against the model: every entry a known tensor (parameters, or AdamW
- * moments "adam.m/…" / "adam.v/…") listed once with its shape, dtype f32 and length, and the entries
- * tiling the data section exactly (no overlaps, gaps or unlisted bytes).
+ * moments "adam.m/…" / "adam.v/…") listed once with its shape, dtype and length, and the entries
+ * tiling the data section exactly (no overlaps, gaps or unlisted bytes). Dtype: f32, or f16 for
+ * every parameter of a file without AdamW moments (the moments are always f32).
  */
 function readTensorTable(tensors: unknown, layout: ReturnType<typeof layoutParams>, dataBytes: number, fail: (d: string) => CheckpointError): Map<string, CheckpointTensor> {
   if (!Array.isArray(tensors)) throw fail(`header.tensors must be an array, got ${JSON.stringify(tensors)?.slice(0, 40)}`);
@@ -360,13 +392,14 @@ function readTensorTable(tensors: unknown, layout: ReturnType<typeof layoutParam
     const t = known.get(e.name);
     if (!t) throw fail(`header.tensors[${i}]: tensor ${JSON.stringify(e.name)} is not part of this model`);
     if (byName.has(e.name)) throw fail(`tensor ${e.name} is listed twice`);
-    if (e.dtype !== 'f32') throw fail(`tensor ${e.name}: dtype ${JSON.stringify(e.dtype)} is not supported (only "f32")`);
+    if (e.dtype !== 'f32' && e.dtype !== 'f16') throw fail(`tensor ${e.name}: dtype ${JSON.stringify(e.dtype)} is not supported (only "f32", and "f16" for the weights of a weights-only file)`);
     if (!Array.isArray(e.shape) || e.shape.length !== t.shape.length || e.shape.some((d, k) => d !== t.shape[k])) {
       throw fail(`tensor ${e.name}: shape ${JSON.stringify(e.shape)} does not match the model's [${t.shape}]`);
     }
     if (e.length !== t.size) throw fail(`tensor ${e.name}: length ${JSON.stringify(e.length)} does not match its shape (${t.size} values)`);
-    if (typeof e.offset !== 'number' || !Number.isInteger(e.offset) || e.offset < 0 || e.offset % 4 !== 0 || e.offset + 4 * t.size > dataBytes) {
-      throw fail(`tensor ${e.name}: data range (offset ${JSON.stringify(e.offset)}, ${4 * t.size} bytes) is outside the ${dataBytes}-byte data section`);
+    const bytes = DTYPE_BYTES[e.dtype as WeightsDtype];
+    if (typeof e.offset !== 'number' || !Number.isInteger(e.offset) || e.offset < 0 || e.offset % bytes !== 0 || e.offset + bytes * t.size > dataBytes) {
+      throw fail(`tensor ${e.name}: data range (offset ${JSON.stringify(e.offset)}, ${bytes * t.size} bytes) is outside the ${dataBytes}-byte data section`);
     }
     byName.set(e.name, e as unknown as CheckpointTensor);
   });
@@ -378,11 +411,15 @@ function readTensorTable(tensors: unknown, layout: ReturnType<typeof layoutParam
     if (missing) throw fail(`tensor ${prefix + missing.name} is missing`);
   }
   if (has('adam.m/') !== has('adam.v/')) throw fail('has only one of the AdamW moments (adam.m / adam.v)');
+  // f16 is all of the weights of a weights-only file, or none.
+  const f16 = [...byName.values()].filter((e) => e.dtype === 'f16');
+  if (f16.length && has('adam.m/')) throw fail(`tensor ${f16[0].name} is f16, but f16 is only for the weights of a file without AdamW moments`);
+  if (f16.length && f16.length !== layout.tensors.length) throw fail(`tensor ${layout.tensors.find((t) => byName.get(t.name)!.dtype !== 'f16')!.name} is f32 while other weights are f16: a file stores all its weights one way`);
   const sorted = [...byName.values()].sort((a, b) => a.offset - b.offset);
   let end = 0;
   for (const e of sorted) {
     if (e.offset !== end) throw fail(`tensor ${e.name}: starts at byte ${e.offset} of the data, expected ${end} (tensors must tile the data without overlaps or gaps)`);
-    end += 4 * e.length;
+    end += DTYPE_BYTES[e.dtype] * e.length;
   }
   if (end !== dataBytes) throw fail(`data section is ${dataBytes} bytes, its tensors take ${end}`);
   return byName;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { assembleCheckpoint, CHECKPOINT_VERSION, CheckpointError, crc32, crc32Label, decodeCheckpoint, encodeCheckpoint, NonFiniteWeightsError, splitCheckpoint } from '../../src/model/checkpoint';
 import { layoutParams, validateModelConfig } from '../../src/model/config';
 import { initParams } from '../../src/model/init';
+import { floatToHalfBits, halfBitsToFloat } from '../../src/util/half-float';
 
 const cfg = validateModelConfig({ vocabSize: 7, contextLength: 9, nLayers: 2, dModel: 6, nHeads: 2, mlpRatio: 2, norm: 'layernorm', tiedEmbeddings: false });
 
@@ -148,7 +149,9 @@ describe('checkpoint format', () => {
       ['missing', (h) => h.tensors.splice(2, 1), /tensor \S+ is missing/],
       ['wrong shape', (h) => (h.tensors[0].shape = [6, 7]), /tensor wte: shape \[6,7\] does not match the model's \[7,6\]/],
       ['wrong length', (h) => (h.tensors[0].length = 41), /tensor wte: length 41 does not match its shape \(42 values\)/],
-      ['dtype', (h) => (h.tensors[0].dtype = 'f16'), /tensor wte: dtype "f16" is not supported/],
+      ['dtype', (h) => (h.tensors[0].dtype = 'f64'), /tensor wte: dtype "f64" is not supported/],
+      // f16 is only for all the weights of a weights-only file: this one has AdamW moments.
+      ['dtype f16', (h) => (h.tensors[0].dtype = 'f16'), /tensor wte is f16, but f16 is only for the weights of a file without AdamW moments/],
       ['overlap', (h) => ([h.tensors[1].offset, h.tensors[2].offset] = [h.tensors[2].offset, h.tensors[1].offset]), /starts at byte \d+ of the data, expected \d+/],
       ['outside', (h) => (h.tensors[0].offset = 1 << 30), /tensor wte: data range \(offset 1073741824, 168 bytes\) is outside/],
       ['unaligned', (h) => (h.tensors[0].offset = 2), /tensor wte: data range \(offset 2/],
@@ -192,5 +195,57 @@ describe('checkpoint format', () => {
 
   it('refuses to encode params of the wrong size', () => {
     expect(() => encodeCheckpoint({ model: cfg, params: new Float32Array(5), meta: {} })).toThrow(/params: expected/);
+  });
+});
+
+describe('f16 weights (a weights-only base at half the size)', () => {
+  const params = initParams(cfg, 5);
+  const rounded = params.map((x) => halfBitsToFloat(floatToHalfBits(x)));
+  const f16 = encodeCheckpoint({ model: cfg, params, meta: { kind: 'magic-lab-base' }, weightsDtype: 'f16' });
+  const f32 = encodeCheckpoint({ model: cfg, params, meta: { kind: 'magic-lab-base' } });
+
+  it('stores every weight as the nearest half, in half the data bytes, and decodes those values exactly', () => {
+    const n = layoutParams(cfg).count;
+    expect(splitCheckpoint(f32).data.length).toBe(4 * n);
+    expect(splitCheckpoint(f16).data.length).toBe(2 * n);
+    const header = JSON.parse(splitCheckpoint(f16).headerText);
+    expect(new Set(header.tensors.map((t: { dtype: string }) => t.dtype))).toEqual(new Set(['f16']));
+    const back = decodeCheckpoint(f16, 'half.mlck');
+    expect(back.weightsDtype).toBe('f16');
+    expect(Array.from(back.params)).toEqual(Array.from(rounded));
+    // Rounding moved the weights, but by at most half a half-ulp (relative 2^-11 for normals).
+    expect(back.params.some((x, i) => x !== params[i])).toBe(true);
+    back.params.forEach((x, i) => expect(Math.abs(x - params[i])).toBeLessThanOrEqual(Math.abs(params[i]) * 2 ** -11 + 2 ** -25));
+    expect(decodeCheckpoint(f32).weightsDtype).toBeUndefined();
+  });
+
+  it('a decode → encode round trip (data filter --write) keeps the file byte for byte; version 1 widens it to f32', () => {
+    const back = decodeCheckpoint(f16);
+    expect(Array.from(encodeCheckpoint({ ...back }))).toEqual(Array.from(f16));
+    const v1 = decodeCheckpoint(encodeCheckpoint(back, 1));
+    expect(v1.weightsDtype).toBeUndefined();
+    expect(Array.from(v1.params)).toEqual(Array.from(rounded));
+  });
+
+  it('refuses f16 with AdamW moments, and a weight that would round to Infinity, naming it', () => {
+    expect(() => encodeCheckpoint({ model: cfg, params, adam: { m: params, v: params }, meta: {}, weightsDtype: 'f16' })).toThrow(/weights-only/);
+    const big = params.slice();
+    big[3] = 70000;
+    expect(() => encodeCheckpoint({ model: cfg, params: big, meta: {}, weightsDtype: 'f16' })).toThrow(/\[3\] = 70000 rounds beyond the largest half float/);
+  });
+
+  it('refuses an edited file that mixes f16 and f32 weights or stores moments as f16 (re-checksummed)', () => {
+    // One weight tensor relabelled f32: its bytes no longer tile the data.
+    const mixed = withHeader(f16, (h) => {
+      h.tensors[1].dtype = 'f32';
+    });
+    expect(() => decodeCheckpoint(mixed, 'mixed.mlck')).toThrow(/mixed\.mlck: tensor \S+ is f32 while other weights are f16/);
+    // A file with moments whose weights claim f16.
+    const withAdam = encodeCheckpoint({ model: cfg, params, adam: { m: params, v: params }, meta: {} });
+    const bad = withHeader(withAdam, (h) => {
+      for (const t of h.tensors) if (!t.name.startsWith('adam.')) t.dtype = 'f16';
+    });
+    expect(() => decodeCheckpoint(bad, 'bad.mlck')).toThrow(/bad\.mlck: .*f16/);
+    expect(() => decodeCheckpoint(withHeader(f16, (h) => (h.tensors[0].dtype = 'bf16')), 'b.mlck')).toThrow(/dtype "bf16" is not supported/);
   });
 });

@@ -12,7 +12,7 @@ import { initParams } from '../model/init';
 import type { Backend, MatmulVariant, UpdateBatch } from '../model/engine';
 import { buildDataset, encodePrompt, encodeResponse, FAMILIES, PAD_ID, VOCAB_SIZE, type Dataset, type TraceStyle } from '../tasks';
 import { Rng } from '../util/rng';
-import { DEFAULT_RUNG, rungBaseConfig, TASK_FAMILIES, type RungName, type TaskFamily } from './config';
+import { DEFAULT_RUNG, longestResponseLength, rungBaseConfig, TASK_FAMILIES, type RungName, type TaskFamily } from './config';
 import { accumulatedUpdate } from './micro-batch';
 import { batchSeed, evaluatePolicy } from './rollout';
 import { engineMeta, loadCheckpoint } from './run-checkpoint';
@@ -96,7 +96,7 @@ export function rungSftDefaults(rung: RungName): SftConfig {
     difficulty: run.data.difficulty,
     // The rung's longest stage limit plus room for verbose traces, within its context with the prompt
     // (small: 160 + 40 = 200; medium: 384 + 40 = 424, so its 128–221-token traces are never cut).
-    evalMaxResponseLength: Math.min(run.model.contextLength - 32, Math.max(...run.stages.map((s) => s.maxResponseLength)) + 40),
+    evalMaxResponseLength: Math.min(run.model.contextLength - 32, longestResponseLength(run) + 40),
     ...RUNG_SFT_RECIPES[rung],
   };
 }

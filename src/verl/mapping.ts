@@ -21,7 +21,7 @@
  *     whenever save_freq > 0; the fork saves only multiples of save_freq, so its save_freq
  *     divides the stage's end
  */
-import { resolveStage, type ResolvedStage, type RunConfig } from '../rl/config';
+import { longestResponseLength, resolveStage, type ResolvedStage, type RunConfig } from '../rl/config';
 
 export type VerlFlavor = 'upstream' | 'skywork-or1';
 export const VERL_FLAVORS: readonly VerlFlavor[] = ['upstream', 'skywork-or1'];
@@ -413,7 +413,7 @@ export function recipeGaps(cfg: RunConfig): RecipeGap[] {
   if (temps.length > 1) g(['eval.temperatures'], UP, `Upstream validates at one temperature (val_kwargs.temperature = ${temps[0]}). For ${temps.slice(1).join(', ')}, run a validation-only launch on a saved checkpoint: \`bash run_stageK.sh trainer.val_only=True ${R}.val_kwargs.temperature=${temps[1]}\`.`);
   const forkTemps = [...temps].sort((a, b) => a - b).join(',');
   g(['eval.temperatures'], FORK, forkTemps === '0.6,1' ? 'The fork validates at τ 0.6 and 1.0 (ray_trainer._validate_with_temperatures), as here.' : `The fork always validates at τ 0.6 and 1.0 (ray_trainer._validate_with_temperatures), not at ${temps.join(', ')}.`);
-  g(['eval'], BOTH, `The lab evaluates at the longest stage's response length (${Math.max(...cfg.stages.map((s) => s.maxResponseLength))}); verl validates at the current stage's data.max_response_length.`);
+  g(['eval'], BOTH, `The lab evaluates at the longest stage's response length (${longestResponseLength(cfg)}); verl validates at the current stage's data.max_response_length.`);
   g(['seed'], FORK, `seed ${cfg.seed}: the exported problems are the seed's; the fork has no key for its data shuffling seed.`);
   if (cfg.loss.epsHigh !== cfg.loss.epsLow) g(['loss.epsHigh'], FORK, `Clip-higher (ε_high ${cfg.loss.epsHigh} ≠ ε_low ${cfg.loss.epsLow}) is not in the fork: it clips at ε_low on both sides.`);
   else g(['loss.epsHigh'], FORK, `ε_high = ε_low = ${cfg.loss.epsLow}: the fork's symmetric clip_ratio is the same.`);

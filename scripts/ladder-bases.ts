@@ -3,8 +3,10 @@
  * avg@k and pass@k at τ = 1.0 on each task family at the rung's level and at the family's top level,
  * with the mean and 95th-percentile response length (tokens, EOS included) and the truncated share.
  *
- *   npx tsx scripts/ladder-bases.ts RUNG [problems=64] [k=16] [threads]
+ *   npx tsx scripts/ladder-bases.ts RUNG [problems=64] [k=16] [threads] [mix]
  *
+ * `mix` keeps the rung's own families (the medium rung's level is every family's top, and the others
+ * would decode to the length limit at ~4M parameters: minutes of this machine for rows of zeros).
  * Responses get the rung's longest stage limit, cut to what the context leaves after the prompt.
  */
 import { readFileSync } from 'node:fs';
@@ -15,7 +17,8 @@ import { getRung, longestResponseLength, rungBaseConfig } from '../src/rl/config
 import { batchSeed, rollout } from '../src/rl/rollout';
 import { buildDataset, FAMILIES, maxPromptTokens, type FamilyName } from '../src/tasks';
 
-const [rungName = 'tiny', problemsArg = '64', kArg = '16', threadsArg] = process.argv.slice(2);
+const [rungName = 'tiny', problemsArg = '64', kArg = '16', threadsArg, only] = process.argv.slice(2);
+if (only !== undefined && only !== 'mix') throw new Error(`5th argument: expected "mix" or nothing, got ${JSON.stringify(only)}`);
 const rung = getRung(rungName);
 const cfg = rungBaseConfig(rung.name);
 const file = `public/${rung.baseFile}`;
@@ -28,7 +31,7 @@ policy.setParams(ck.params);
 console.log(`${file}: ${layoutParams(ck.model).count} parameters; ${problems} test problems × ${k} samples at τ = 1.0\n`);
 console.log('| family | level | avg@k | pass@k | mean length | p95 length | truncated |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
-const families = [...new Set<FamilyName>([...cfg.data.families, 'addition', 'countdown', 'arith', 'multiply', 'sort'] as FamilyName[])];
+const families = only === 'mix' ? [...cfg.data.families] : [...new Set<FamilyName>([...cfg.data.families, 'addition', 'countdown', 'arith', 'multiply', 'sort'] as FamilyName[])];
 for (const family of families) {
   const top = FAMILIES[family].maxDifficulty;
   const levels = cfg.data.families.includes(family) ? [...new Set([cfg.data.difficulty, top])] : [top];

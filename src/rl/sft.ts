@@ -108,17 +108,21 @@ export function rungSftDefaults(rung: RungName): SftConfig {
  */
 const RUNG_SFT_RECIPES: Partial<Record<RungName, Partial<SftConfig>>> = {
   small: { trainSize: 8192, steps: 5000, lr: 2e-3, lrDecayStart: 3500, lrDecayEnd: 4500, lrFinal: 2e-4, evalEvery: 250 },
-  // The medium rung: 3000 steps at lr 1e-3 (a pilot at 2e-3 trailed it from the start: loss 2.13 against 2.02 at
-  // step 125, one run each), annealed to 1e-4 over steps 2000–2700. Its level-6 chains are ~2–3× as long as small's,
-  // so the per-step slip rate is 0.06 rather than 0.15: a whole multiply trace is then right about as often as at the
-  // small rung's level (32% against 31%; sort 66%), instead of 6%. 16,384 training problems.
-  // 32 rows of 512 tokens need 2.8 GiB on the CPU engine (2 GiB at most): 8 rows per call need a quarter.
+  // The medium rung: lr 1e-3 (a pilot at 2e-3 trailed it from the start: loss 2.13 against 2.02 at step 125, one run
+  // each) for 3000 steps, annealed to 1e-4 over 3000–3800, 4000 in all — not yet run to the end. A 1600-step version
+  // (anneal over 1100–1500; 2026-12-06) reached loss 0.27 and solved nothing of level 6 (avg@8 and pass@8 0 at steps
+  // 500–1600): its traces keep the format but miscopy numbers, so it needs more steps, not a later anneal alone. Steps
+  // 1–1000 of that run are this recipe's too (constant lr), so its step-1000 snapshot continues into this one.
+  // Level 6's chains are ~2–3× as long as small's, so the per-step slip rate is 0.06 rather than 0.15: a whole
+  // multiply trace is then right about as often as at the small rung's level (32% against 31%; sort 66%), instead of
+  // 6%. 16,384 training problems. 32 rows of 512 tokens need 2.8 GiB on the CPU engine (2 GiB at most): 8 rows per
+  // call need a quarter.
   medium: {
     trainSize: 16384,
-    steps: 3000,
+    steps: 4000,
     lr: 1e-3,
-    lrDecayStart: 2000,
-    lrDecayEnd: 2700,
+    lrDecayStart: 3000,
+    lrDecayEnd: 3800,
     lrFinal: 1e-4,
     evalEvery: 250,
     style: { wrongStepRate: 0.06, verboseRate: 0.15 },

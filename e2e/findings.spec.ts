@@ -5,7 +5,7 @@
  */
 import { expect, test, type Page, type Route } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { bands, lines, longTasks, openLab, recordLongTasks, waitForState } from './helpers';
+import { bands, hoverChartUntil, lines, longTasks, openLab, recordLongTasks, waitForState } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
 
@@ -130,10 +130,9 @@ test('the Findings view: claim, presets, schedule, verdict with its rule and che
   await expect(yTicks.first()).toBeVisible();
   await expect(yTicks.filter({ hasText: /^(0\.75|1)$/ })).toHaveCount(0);
   const abox = (await avg.locator('.chart-box').boundingBox())!;
-  await page.mouse.move(abox.x + abox.width * 0.5, abox.y + abox.height * 0.4);
   const tip = avg.getByTestId('compact-tooltip');
+  await hoverChartUntil(page, avg, 0.5, 0.4, tip, /^step \d+/);
   await expect(tip).toBeVisible();
-  await expect(tip).toContainText(/^step \d+/);
   await expect(tip).not.toContainText('band');
   const tbox = (await tip.boundingBox())!;
   expect(tbox.width * tbox.height).toBeLessThan((abox.width * abox.height) / 4);

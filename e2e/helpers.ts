@@ -136,3 +136,24 @@ export async function drawn(chart: Locator): Promise<DrawnSeries[]> {
 export const bands = async (chart: Locator, withPoints = false) => (await drawn(chart)).filter((s) => s.kind === 'band' && (!withPoints || s.points > 0)).length;
 /** The lines drawn on a chart (those with at least two points: a visible line, or all of them). */
 export const lines = async (chart: Locator, visible = false) => (await drawn(chart)).filter((s) => s.kind === 'line' && (!visible || s.points >= 2)).length;
+
+/**
+ * Hovers a chart at (fx, fy) of its box until `text` (a tooltip part) shows a match. Hovering mounts every chart's
+ * tooltip (useChartHover), and the pointer's first move can reach recharts before that re-render has swapped in the
+ * rows: the tooltip then shows an empty label until the pointer moves again (CI saw "" for 15 s). A hand on a mouse
+ * always moves again; so does this, a pixel to and fro. The wait is past the 5 s default: the re-render of every
+ * chart can take seconds on a loaded 2-core machine.
+ */
+export async function hoverChartUntil(page: Page, chart: Locator, fx: number, fy: number, text: Locator, pattern: RegExp, timeout = 15_000): Promise<void> {
+  const box = (await chart.locator('.chart-box').boundingBox())!;
+  let jiggle = 0;
+  await expect
+    .poll(
+      async () => {
+        await page.mouse.move(box.x + box.width * fx + (jiggle++ % 2), box.y + box.height * fy);
+        return (await text.count()) ? ((await text.first().textContent()) ?? '') : null;
+      },
+      { timeout },
+    )
+    .toMatch(pattern);
+}

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test, type Locator } from '@playwright/test';
-import { drawn, openLab, waitForState } from './helpers';
+import { drawn, hoverChartUntil, openLab, waitForState } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
 
@@ -48,13 +48,10 @@ test('an overlaid run with another eval k draws and labels its own held-out seri
 
   // Hovering one chart shows the cursor and the values at the same step in every chart.
   const entropy = page.getByTestId('chart-entropy');
-  const box = (await entropy.locator('.chart-box').boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
   const label = entropy.locator('.recharts-tooltip-label');
-  // Hovering mounts every chart's tooltip (useChartHover), a re-render of each of the page's charts, which can
-  // take seconds on a loaded 2-core machine: wait past the 5 s default before calling a cursor missing.
+  await hoverChartUntil(page, entropy, 0.3, 0.5, label, /^step \d+$/);
+  // The other charts re-render too: wait as long for them.
   const synced = { timeout: 15_000 };
-  await expect(label).toHaveText(/^step \d+$/, synced);
   const step = await label.textContent();
   for (const id of ['chart-reward', 'chart-length', 'chart-grad-norm']) {
     const other = page.getByTestId(id);

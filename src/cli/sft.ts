@@ -20,7 +20,7 @@ export const SFT_FLAGS: Record<string, FlagSpec> = {
   seed: { type: 'int', min: 0, help: 'seed of data, traces and init' },
   'eval-every': { type: 'int', min: 0, help: 'held-out avg@k every N steps' },
   out: { type: 'string', help: 'checkpoint file to write (default: the rung\'s base, public/checkpoints/base.mlck for tiny, base-small.mlck, base-medium.mlck)' },
-  resume: { type: 'string', help: 'continue the warm start saved in this checkpoint (up to --steps in total)' },
+  resume: { type: 'string', help: 'continue the warm start saved in this checkpoint (up to --steps in total): a .stepN snapshot exactly; a weights-only one with its data stream and fresh AdamW moments' },
   'weights-only': { type: 'bool', help: 'write the final checkpoint without its AdamW state (a third of the size; how the small base ships — RL never reads a base\'s AdamW, and the .stepN snapshots keep it for --resume)' },
   f16: { type: 'bool', help: 'with --weights-only: store the weights as IEEE half floats (half the size again; how the on-demand medium base ships — it loads as the rounded f32 values)' },
   backend: BACKEND_FLAG,

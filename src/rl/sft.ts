@@ -95,7 +95,8 @@ export function rungSftDefaults(rung: RungName): SftConfig {
     families: [...run.data.families],
     difficulty: run.data.difficulty,
     // The rung's longest stage limit plus room for verbose traces, within its context with the prompt
-    // (small: 160 + 40 = 200; medium: 384 + 40 = 424, so its 128–221-token traces are never cut).
+    // (small: 160 + 40 = 200; medium: 256 + 40 = 296, so its 78–125-token concise traces and their verbose
+    // versions are not cut).
     evalMaxResponseLength: Math.min(run.model.contextLength - 32, longestResponseLength(run) + 40),
     ...RUNG_SFT_RECIPES[rung],
   };
@@ -108,24 +109,28 @@ export function rungSftDefaults(rung: RungName): SftConfig {
  */
 const RUNG_SFT_RECIPES: Partial<Record<RungName, Partial<SftConfig>>> = {
   small: { trainSize: 8192, steps: 5000, lr: 2e-3, lrDecayStart: 3500, lrDecayEnd: 4500, lrFinal: 2e-4, evalEvery: 250 },
-  // The medium rung: lr 1e-3 (a pilot at 2e-3 trailed it from the start: loss 2.13 against 2.02 at step 125, one run
-  // each) for 3000 steps, annealed to 1e-4 over 3000–3800, 4000 in all — not yet run to the end. A 1600-step version
-  // (anneal over 1100–1500; 2026-12-06) reached loss 0.27 and solved nothing of level 6 (avg@8 and pass@8 0 at steps
-  // 500–1600): its traces keep the format but miscopy numbers, so it needs more steps, not a later anneal alone. Steps
-  // 1–1000 of that run are this recipe's too (constant lr), so its step-1000 snapshot continues into this one.
-  // Level 6's chains are ~2–3× as long as small's, so the per-step slip rate is 0.06 rather than 0.15: a whole
-  // multiply trace is then right about as often as at the small rung's level (32% against 31%; sort 66%), instead of
-  // 6%. 16,384 training problems. 32 rows of 512 tokens need 2.8 GiB on the CPU engine (2 GiB at most): 8 rows per
-  // call need a quarter.
+  // The medium rung, at level 4: lr 1e-3 (at level 6 a pilot at 2e-3 trailed it from the start: loss 2.13 against
+  // 2.02 at step 125, one run each) to step 3600, annealed to 1e-4 over 3600–4200, 4400 in all. A 2200-step version
+  // (anneal over 1500–2000, 2026-12-06) solved nothing (avg@8 and pass@8 0 at every evaluation, loss 0.30): the small
+  // base too solved nothing before step 2000 and needed 5000. The whole recipe is ~3 h of both cores here, more than a
+  // session, so it is built in legs: steps 1–1500 of that run (constant lr, as here) are kept in the repository as
+  // weights only (reports/ladder/sft-medium-l4/weights-step1500.f16.mlck, 8 MB; the 49 MB snapshot with moments is
+  // not), and `--resume` continues them with the same data stream and fresh AdamW moments (docs/ladder.md).
+  // (Level 6, where the rung started, needs more again: a 1600-step warm start there solved nothing either;
+  // reports/ladder/sft-medium-1600.)
+  // The per-step slip rate is 0.1 rather than 0.15 so that a whole multiply trace is right about as often as at the
+  // small rung's level 3 (~31%: level 4's chains are longer). 16,384 training problems. 32 rows at the model's
+  // context of 512 need 2.8 GiB on the CPU engine (2 GiB at most): 8 rows per call need a quarter, and ran faster
+  // than 16 (12 steps: 49.8 s against 56.6 s with the start and an evaluation).
   medium: {
     trainSize: 16384,
-    steps: 4000,
+    steps: 4400,
     lr: 1e-3,
-    lrDecayStart: 3000,
-    lrDecayEnd: 3800,
+    lrDecayStart: 3600,
+    lrDecayEnd: 4200,
     lrFinal: 1e-4,
     evalEvery: 250,
-    style: { wrongStepRate: 0.06, verboseRate: 0.15 },
+    style: { wrongStepRate: 0.1, verboseRate: 0.15 },
     microBatchRows: 8,
   },
 };
@@ -203,6 +208,11 @@ const bucket = (n: number, ctx: number) => Math.min(ctx, Math.ceil(n / 8) * 8);
 export interface SftState {
   step: number;
   rngState: number;
+  /**
+   * The step after which AdamW's moments were last started afresh (0: the run's start). A weights-only
+   * checkpoint continues with new moments, and their bias correction counts from there, as at a start.
+   */
+  adamStart?: number;
 }
 
 export async function runSft(
@@ -215,8 +225,9 @@ export async function runSft(
     onSnapshot?: (step: number, checkpoint: Uint8Array) => void;
   } = {},
   /**
-   * Continue from a base checkpoint: one written by this function continues exactly (weights,
-   * AdamW moments, data stream, step); any other checkpoint of the same model is a warm start.
+   * Continue from a base checkpoint: one written by this function continues its data stream and step —
+   * exactly with its AdamW moments; a weights-only one with fresh moments — and any other checkpoint of the
+   * same model is a warm start.
    */
   resume?: Uint8Array,
   /** Names the `resume` file in errors. */
@@ -236,22 +247,31 @@ export async function runSft(
   policy.resetAdamState();
   let rng = new Rng(batchSeed(cfg.seed, 7));
   let first = 1;
+  // AdamW's t is step − adamStart: fresh moments need their bias correction from t = 1, or the first updates of a
+  // continuation at step ~2000 would be ~3× the rate (m warms up in ~10 steps, v in ~1000).
+  let adamStart = 0;
   if (ck) {
     if (JSON.stringify(ck.model) !== JSON.stringify(cfg.model)) throw new ConfigError('model', `the checkpoint to continue holds another model (${JSON.stringify(ck.model)})`);
     policy.setParams(ck.params);
     const st = ck.meta.sftState as SftState | undefined;
-    if (st && ck.adam) {
-      policy.setAdamState(ck.adam.m, ck.adam.v);
+    if (st) {
+      // The data stream and the step continue; a weights-only file (a shipped base, or one kept in the repository
+      // because a warm start spans sessions: 8 MB in f16 against 49 MB with moments) restarts the moments.
       rng = new Rng(0, st.rngState);
       first = st.step + 1;
+      if (ck.adam) {
+        policy.setAdamState(ck.adam.m, ck.adam.v);
+        adamStart = st.adamStart ?? 0;
+      } else adamStart = st.step;
     } else if (typeof ck.meta.step === 'number') {
       // An older snapshot (weights and step only): continue the count with fresh AdamW moments.
       first = ck.meta.step + 1;
+      adamStart = ck.meta.step;
     }
   }
   const snapshot = async (step: number, ev: Record<string, number>) => {
     const adam = await policy.getAdamState();
-    const sftState: SftState = { step, rngState: rng.state };
+    const sftState: SftState = adamStart ? { step, rngState: rng.state, adamStart } : { step, rngState: rng.state };
     return encodeCheckpoint({ model: cfg.model, params: await policy.getParams(), adam, meta: { kind: 'magic-lab-base', sft: cfg, sftState, eval: ev, engine: engineMeta(policy) } });
   };
   const ctx = cfg.model.contextLength;
@@ -294,7 +314,7 @@ export async function runSft(
     });
     const batch: UpdateBatch = { rows: cfg.batch, T, temperature: 1, tokens: tok, targets: tgt, mask, weights: mask.map((m) => m / count) };
     if (lengths) batch.lengths = lengths;
-    const stats = await accumulatedUpdate(policy, batch, { kind: 'ce' }, { step, adamw: { ...adamw, lr: sftLearningRate(cfg, step) } }, cfg.microBatchRows);
+    const stats = await accumulatedUpdate(policy, batch, { kind: 'ce' }, { step: step - adamStart, adamw: { ...adamw, lr: sftLearningRate(cfg, step) } }, cfg.microBatchRows);
     // The engine rejected a non-finite step (weights and moments untouched); SFT_MAX_NONFINITE in a row stop the run.
     // (AdamW's t still counts the rejected step here: SFT's t is its step, which its snapshots store.)
     if (stats.applied === false) {

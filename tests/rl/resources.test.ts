@@ -202,7 +202,7 @@ describe('resource check of the model ladder', () => {
     expect(() => checkRunResources(cfg, { engine: { ...WASM, threads: 2 }, host: LAPTOP })).not.toThrow();
     expect(estimateRun(cfg, 'webgpu').policy.largest.bytes).toBeLessThanOrEqual(WEBGPU_DEFAULT.engine === 'webgpu' ? WEBGPU_DEFAULT.maxStorageBufferBindingSize : 0);
     const whole = { ...cfg, update: { ...cfg.update, microBatchRows: null } };
-    expect(refusal(() => checkRunResources(whole, { engine: WEBGPU_DEFAULT, host: LAPTOP })).message).toMatch(/attention probabilities, rows·H·T·T = 128·8·411·411 f32\); this adapter's maxStorageBufferBindingSize is 128 MiB; train in micro-batches instead: update\.microBatchRows = 16 fits \(the same update, its gradient accumulated over micro-batches\) — the medium rung's model/);
+    expect(refusal(() => checkRunResources(whole, { engine: WEBGPU_DEFAULT, host: LAPTOP })).message).toMatch(/attention probabilities, rows·H·T·T = 128·8·277·277 f32\); this adapter's maxStorageBufferBindingSize is 128 MiB; train in micro-batches instead: update\.microBatchRows = 32 fits \(the same update, its gradient accumulated over micro-batches\) — the medium rung's model/);
     // The refusal's suggestion is the largest power of two that fits: on the CPU engine's 2 GiB, more than 16 rows.
     const cpuHint = refusal(() => checkRunResources(whole, { engine: WASM, host: LAPTOP })).message.match(/WebAssembly memory holds at most 2 GiB; train in micro-batches instead: update\.microBatchRows = (\d+) fits .* — the medium rung's model/);
     expect(cpuHint).not.toBeNull();

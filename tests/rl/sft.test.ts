@@ -1,7 +1,7 @@
 /** Supervised warm start: loss falls, the checkpoint is a base, and a saved warm start continues exactly. */
 import { webgpuBackend } from '../../src/model/gpu-engine';
 import { describe, expect, it } from 'vitest';
-import { decodeCheckpoint } from '../../src/model/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint } from '../../src/model/checkpoint';
 import { wasmBackend } from '../../src/model/cpu-policy';
 import type { Backend } from '../../src/model/engine';
 import { DivergenceError } from '../../src/rl/divergence';
@@ -104,6 +104,45 @@ describe('sft', () => {
     // The anneal changes the result: a constant-lr run ends elsewhere.
     const constant = await runSft(webgpuBackend(rt), { ...TINY, steps: 4 });
     expect(Array.from(constant.params)).not.toEqual(Array.from(straight.params));
+  });
+
+  it('a weights-only checkpoint continues the data stream and the step with fresh AdamW moments, bias-corrected from the restart', async () => {
+    const backend = await wasmBackend({ threads: 1 });
+    try {
+      const cfg = { ...TINY, steps: 6 };
+      const straight = await runSft(backend, cfg);
+      let snap: Uint8Array | null = null;
+      await runSft(backend, { ...cfg, evalEvery: 3 }, { onSnapshot: (step, bytes) => step === 3 && (snap = bytes) });
+      const c = decodeCheckpoint(snap!, 'snap');
+      // What sft --weights-only writes: the weights and the meta (config, step, data stream), no moments.
+      const weightsOnly = encodeCheckpoint({ model: c.model, params: c.params, meta: c.meta });
+      const steps: number[] = [];
+      const one = await runSft(backend, { ...cfg, steps: 4 }, { onStep: (p) => steps.push(p.step) }, weightsOnly);
+      expect(steps).toEqual([4]);
+      // AdamW's first step from fresh moments (t = 1) moves each weight by lr·g/(|g| + ε) after the decay: lr for
+      // almost every weight. Counted from the run's start (t = 4) it would be 0.58·lr, at t ≈ 2000 about 3·lr.
+      const lr = sftLearningRate(validateSftConfig(cfg), 4);
+      let moved = 0;
+      // (Weights without decay, the norms' gains among them, move by the Adam term alone.)
+      for (let i = 0; i < c.params.length; i++) moved = Math.max(moved, Math.min(Math.abs(one.params[i] - c.params[i] * (1 - lr * 0.01)), Math.abs(one.params[i] - c.params[i])));
+      expect(moved).toBeGreaterThan(0.999 * lr);
+      expect(moved).toBeLessThan(1.001 * lr);
+      // To the end: the same data stream as the straight run (its generator's state), the restart recorded, other weights.
+      const rest = await runSft(backend, cfg, {}, weightsOnly);
+      const [a, b] = [decodeCheckpoint(straight.checkpoint, 'a').meta.sftState, decodeCheckpoint(rest.checkpoint, 'b').meta.sftState] as { step: number; rngState: number; adamStart?: number }[];
+      expect(b.step).toBe(6);
+      expect(b.rngState).toBe(a.rngState);
+      expect(a.adamStart).toBeUndefined();
+      expect(b.adamStart).toBe(3);
+      expect(Array.from(rest.params)).not.toEqual(Array.from(straight.params));
+      // A full snapshot of the continued run resumes with the restart's t, exactly: 3 + (1 + 2) = 6 steps.
+      let snap5: Uint8Array | null = null;
+      await runSft(backend, { ...cfg, evalEvery: 5 }, { onSnapshot: (step, bytes) => step === 5 && (snap5 = bytes) }, weightsOnly);
+      const last = await runSft(backend, cfg, {}, snap5!);
+      expect(Array.from(last.params)).toEqual(Array.from(rest.params));
+    } finally {
+      backend.destroy();
+    }
   });
 
   it('stops after SFT_MAX_NONFINITE non-finite steps in a row, naming the step and the quantity', async () => {

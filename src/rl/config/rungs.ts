@@ -63,9 +63,9 @@ const RUNG_DEFS: Record<RungName, Rung> = {
     summary: '~4M parameters, context 512: long multiplication and sorting one level above small, ~80–170-token reasoning',
     overlay: {
       model: { contextLength: 512, nLayers: 5, dModel: 256, nHeads: 8 },
-      // Level 4: 3×3-digit products and 6-number sorts, 78–125-token concise traces (docs/tasks.md). Level 6
-      // (128–221 tokens) is what the model's context allows, but its warm start is ~5 h of this 2-core machine and a
-      // 1600-step one solved none of it (docs/ladder.md); level 4's fits a session.
+      // Level 4: 3×3-digit products and 6-number sorts, 78–125-token concise traces (docs/tasks.md), one level above
+      // small's. Level 6 (128–221 tokens) is what the model's context allows, but its warm start would be ~5 h of this
+      // 2-core machine and a 1600-step one solved none of it; level 4's traces are ~60% as long (docs/ladder.md).
       data: { families: ['multiply', 'sort'], difficulty: 4 },
       // As small's: stage 1 just past the longest concise trace (cuts the verbose and slipping ones), stage 2 twice it.
       stages: [

@@ -113,9 +113,10 @@ const RUNG_SFT_RECIPES: Partial<Record<RungName, Partial<SftConfig>>> = {
   // 2.02 at step 125, one run each) to step 3600, annealed to 1e-4 over 3600–4200, 4400 in all. A 2200-step version
   // (anneal over 1500–2000, 2026-12-06) solved nothing (avg@8 and pass@8 0 at every evaluation, loss 0.30): the small
   // base too solved nothing before step 2000 and needed 5000. The whole recipe is ~3 h of both cores here, more than a
-  // session, so it is built in legs: steps 1–1500 of that run (constant lr, as here) are kept in the repository as
-  // weights only (reports/ladder/sft-medium-l4/weights-step1500.f16.mlck, 8 MB; the 49 MB snapshot with moments is
-  // not), and `--resume` continues them with the same data stream and fresh AdamW moments (docs/ladder.md).
+  // session, so it is built in legs: steps 1–1500 of that run (constant lr, as here), continued to 2500 under this
+  // recipe, are kept in the repository as weights only (reports/ladder/sft-medium-l4/weights-step2500.f16.mlck, 8 MB;
+  // the 49 MB snapshot with moments is not), and `--resume` continues them with the same data stream and fresh AdamW
+  // moments (docs/ladder.md).
   // (Level 6, where the rung started, needs more again: a 1600-step warm start there solved nothing either;
   // reports/ladder/sft-medium-1600.)
   // The per-step slip rate is 0.1 rather than 0.15 so that a whole multiply trace is right about as often as at the

@@ -82,6 +82,10 @@ test('a new point redraws only the canvas: the frame spans the schedule and rech
   await expect.poll(async () => (await frameOf('entropy')).x, { timeout: 10_000 }).toEqual([0, 200]);
   // From here, per chart: what each recharts frame re-render changed (data-frame-cause), the canvas draws, the new points.
   const ids = ['entropy', 'reward', 'entropy-coeff', 'length'];
+  // Each chart redraws on its own interval: watch only once the step charts have drawn step 1 (CI once started
+  // watching before the α chart had, and counted its first point's range change). The reward chart has the step-0
+  // evaluation's point too.
+  for (const id of ['entropy-coeff', 'length']) await expect(chart(id), id).toHaveAttribute('data-points', '1', { timeout: 10_000 });
   await page.evaluate((ids) => {
     const w = window as unknown as { __frames: Record<string, { causes: string[]; draws: number; newPoints: number }> };
     w.__frames = {};

@@ -5,7 +5,7 @@ import { decodeCheckpoint, encodeCheckpoint } from '../../src/model/checkpoint';
 import { wasmBackend } from '../../src/model/cpu-policy';
 import type { Backend } from '../../src/model/engine';
 import { DivergenceError } from '../../src/rl/divergence';
-import { runSft, SFT_MAX_NONFINITE, sftLearningRate, validateSftConfig } from '../../src/rl/sft';
+import { runSft, SFT_MAX_NONFINITE, sftLearningRate, validateSftConfig, type SftState } from '../../src/rl/sft';
 import { gpu } from '../gpu/harness';
 import { interceptUpdates } from '../update-hook';
 
@@ -121,15 +121,16 @@ describe('sft', () => {
       expect(steps).toEqual([4]);
       // AdamW's first step from fresh moments (t = 1) moves each weight by lr·g/(|g| + ε) after the decay: lr for
       // almost every weight. Counted from the run's start (t = 4) it would be 0.58·lr, at t ≈ 2000 about 3·lr.
-      const lr = sftLearningRate(validateSftConfig(cfg), 4);
+      const full = validateSftConfig(cfg);
+      const lr = sftLearningRate(full, 4);
       let moved = 0;
       // (Weights without decay, the norms' gains among them, move by the Adam term alone.)
-      for (let i = 0; i < c.params.length; i++) moved = Math.max(moved, Math.min(Math.abs(one.params[i] - c.params[i] * (1 - lr * 0.01)), Math.abs(one.params[i] - c.params[i])));
+      for (let i = 0; i < c.params.length; i++) moved = Math.max(moved, Math.min(Math.abs(one.params[i] - c.params[i] * (1 - lr * full.weightDecay)), Math.abs(one.params[i] - c.params[i])));
       expect(moved).toBeGreaterThan(0.999 * lr);
       expect(moved).toBeLessThan(1.001 * lr);
       // To the end: the same data stream as the straight run (its generator's state), the restart recorded, other weights.
       const rest = await runSft(backend, cfg, {}, weightsOnly);
-      const [a, b] = [decodeCheckpoint(straight.checkpoint, 'a').meta.sftState, decodeCheckpoint(rest.checkpoint, 'b').meta.sftState] as { step: number; rngState: number; adamStart?: number }[];
+      const [a, b] = [decodeCheckpoint(straight.checkpoint, 'a').meta.sftState, decodeCheckpoint(rest.checkpoint, 'b').meta.sftState] as SftState[];
       expect(b.step).toBe(6);
       expect(b.rngState).toBe(a.rngState);
       expect(a.adamStart).toBeUndefined();

@@ -32,9 +32,15 @@ export async function openBaseCache(): Promise<BaseCache | null> {
   }
 }
 
-/** The body of `res`, reporting bytes read so far and Content-Length (0 when the server sends none) after each chunk. */
-export async function readWithProgress(res: Response, onProgress: (loaded: number, total: number) => void): Promise<Uint8Array> {
-  const total = Number(res.headers.get('content-length') ?? 0) || 0;
+/**
+ * The body of `res`, reporting bytes read so far and the total after each chunk: Content-Length, or `expected`
+ * where that is not the size of what is read (a compressed response: it counts the compressed bytes, or is absent),
+ * 0 where neither is known. The total is never below the bytes read (an `expected` size is approximate).
+ */
+export async function readWithProgress(res: Response, onProgress: (loaded: number, total: number) => void, expected = 0): Promise<Uint8Array> {
+  const encoding = (res.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
+  const length = encoding === 'identity' ? Number(res.headers.get('content-length') ?? 0) || 0 : 0;
+  const total = length || expected;
   const reader = res.body?.getReader();
   if (!reader) return new Uint8Array(await res.arrayBuffer());
   const chunks: Uint8Array[] = [];
@@ -45,7 +51,7 @@ export async function readWithProgress(res: Response, onProgress: (loaded: numbe
     if (done) break;
     chunks.push(value);
     loaded += value.byteLength;
-    onProgress(loaded, total);
+    onProgress(loaded, total && Math.max(total, loaded));
   }
   const out = new Uint8Array(loaded);
   let at = 0;
@@ -95,7 +101,7 @@ export async function fetchBase(
     if (missing && rung !== DEFAULT_RUNG) return { bytes: null, why: rungBaseMissing(rung, url) };
     if (!res.ok) return { bytes: null, why: `no base checkpoint at ${url} (HTTP ${res.status})` };
     if (missing) return { bytes: null, why: `no base checkpoint at ${url} (the server answered with a web page)` };
-    const bytes = onDemand && !cached && opts.onProgress ? await readWithProgress(res, opts.onProgress) : new Uint8Array(await res.arrayBuffer());
+    const bytes = onDemand && !cached && opts.onProgress ? await readWithProgress(res, opts.onProgress, getRung(rung).baseBytes) : new Uint8Array(await res.arrayBuffer());
     const model = decodeCheckpoint(bytes, url).model;
     if (JSON.stringify(model) !== JSON.stringify(config.model)) return { bytes: null, why: `base checkpoint ${url} is for another model size` };
     // Kept only once it decoded: a cut-off download is fetched again next time.

@@ -47,7 +47,7 @@ describe('--rung on the command line', () => {
   }
 
   it('train --rung medium where its base checkpoint is missing: exit 2, says how to build it, writes nothing', async () => {
-    // Wherever the checkout stands: the medium base is not shipped yet (docs/ladder.md), and this holds once it is.
+    // In a bare folder, as a copy of the CLI without public/ has it: the medium base is shipped, but not there.
     const out = join(dir, 'medium-run');
     await inBareDir(async () => {
       expect(existsSync(rungBasePath('medium'))).toBe(false);

@@ -1,5 +1,5 @@
 /** Checkpoints made before the model ladder still load, and belong where the ladder says they do. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../../src/model/checkpoint';
 import { getPreset, getRung, rungBaseConfig, rungOf } from '../../src/rl/config';
@@ -41,5 +41,29 @@ describe('the small rung’s shipped base', () => {
     expect(validateSftConfig({}, rungSftDefaults('small'))).toEqual(validateSftConfig(shipped, rungSftDefaults('small')));
     // The checkpoint's config as recorded, fields added since (microBatchRows) at their defaults.
     expect(validateSftConfig(load(rungBasePath('small')).meta.sft as Record<string, unknown>, rungSftDefaults('small'))).toEqual(validateSftConfig(shipped, rungSftDefaults('small')));
+  });
+});
+
+describe('the medium rung’s shipped base (downloaded on demand)', () => {
+  it('decodes, is the medium rung’s model in half floats, ships without AdamW state and with its offline-filter result', () => {
+    const file = rungBasePath('medium');
+    const ck = load(file);
+    expect(getRung('medium').delivery).toBe('on-demand');
+    expect(rungOf(ck)).toBe('medium');
+    expect(ck.adam).toBeUndefined();
+    expect(ck.weightsDtype).toBe('f16');
+    expect(ck.params.every(Number.isFinite)).toBe(true);
+    expect(ck.meta.kind).toBe('magic-lab-base');
+    expect(ck.meta.offlineFilter).toBeDefined();
+    // Two bytes a parameter and a small header: what the page downloads.
+    expect(statSync(file).size).toBeLessThan(2 * ck.params.length + 64 * 1024);
+    // The progress bar's total where a server compresses the download.
+    expect(Math.abs(getRung('medium').baseBytes! - statSync(file).size)).toBeLessThan(statSync(file).size / 100);
+  });
+
+  it('`magic-lab sft --rung medium` is the recipe it was trained with (base-medium.sft.json)', () => {
+    const shipped = JSON.parse(readFileSync('public/checkpoints/base-medium.sft.json', 'utf8'));
+    expect(validateSftConfig({}, rungSftDefaults('medium'))).toEqual(validateSftConfig(shipped, rungSftDefaults('medium')));
+    expect(validateSftConfig(load(rungBasePath('medium')).meta.sft as Record<string, unknown>, rungSftDefaults('medium'))).toEqual(validateSftConfig(shipped, rungSftDefaults('medium')));
   });
 });

@@ -84,6 +84,36 @@ describe("a rung's base checkpoint", () => {
     expect(seen.every((t) => t === 0)).toBe(true);
   });
 
+  it('readWithProgress takes the expected size where the server compresses the file (its Content-Length counts other bytes)', async () => {
+    const body = new Uint8Array(10).map((_, i) => i);
+    const chunked = (headers: Record<string, string>) =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(body.slice(0, 4));
+            c.enqueue(body.slice(4));
+            c.close();
+          },
+        }),
+        { headers },
+      );
+    const seen = async (headers: Record<string, string>, expected?: number) => {
+      const out: [number, number][] = [];
+      const bytes = await readWithProgress(chunked(headers), (l, t) => out.push([l, t]), expected);
+      expect(Array.from(bytes)).toEqual(Array.from(body));
+      return out;
+    };
+    // gzip: Content-Length (or none, chunked) is not what is read; the rung's size stands in.
+    expect(await seen({ 'content-encoding': 'gzip', 'content-length': '6' }, 10)).toEqual([[0, 10], [4, 10], [10, 10]]);
+    expect(await seen({ 'content-encoding': 'br' }, 10)).toEqual([[0, 10], [4, 10], [10, 10]]);
+    // An uncompressed file's own length wins over the expected size.
+    expect(await seen({ 'content-length': '10' }, 99)).toEqual([[0, 10], [4, 10], [10, 10]]);
+    // An approximate size below what arrives: the total grows with it, the bar never overflows.
+    expect(await seen({ 'content-encoding': 'gzip' }, 8)).toEqual([[0, 8], [4, 8], [10, 10]]);
+    // Neither known: 0, an indeterminate bar.
+    expect(await seen({ 'content-encoding': 'gzip' })).toEqual([[0, 0], [4, 0], [10, 0]]);
+  });
+
   it("two rungs' offline-filter results never share a key (the key names the starting weights and the rung's lengths)", () => {
     const tiny = getPreset('magic');
     const small = getPreset('magic', 'small');

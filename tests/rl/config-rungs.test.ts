@@ -62,6 +62,15 @@ describe('model ladder rungs', () => {
     expect(magic.update.lr).toBeLessThan(rungBaseConfig('tiny').update.lr);
   });
 
+  it("medium: takes the small rung's RL fields (lr, entropy controller), not the tiny rung's, whose c₀ = 1 wrecked its base", () => {
+    const small = getPreset('magic', 'small');
+    const medium = getPreset('magic', 'medium');
+    expect(medium.update.lr).toBe(small.update.lr);
+    expect(medium.loss.entropy).toEqual(small.loss.entropy);
+    expect(medium.loss.entropy.c0).toBe(0);
+    expect(configDiffPaths(medium, getPreset('entropy-off', 'medium'))).toEqual(['loss.entropy.mode']);
+  });
+
   it('presets at a rung are fresh copies', () => {
     const a = getPreset('magic', 'small');
     a.model.dModel = 8;

@@ -23,7 +23,7 @@ export interface Rung {
   overlay: RunConfigInput;
   /** Its base checkpoint under public/ (the page fetches it relative to the site; the CLI reads public/<file>). */
   baseFile: string;
-  /** bundled: precached with the page; on-demand: fetched with a progress bar when first picked, then cached. */
+  /** bundled: precached with the page; on-demand: fetched with a progress bar when a run at the rung first starts, then cached. */
   delivery: 'bundled' | 'on-demand';
   /**
    * About how many bytes an on-demand base is: the progress bar's total where the server compresses the file and so
@@ -61,8 +61,7 @@ const RUNG_DEFS: Record<RungName, Rung> = {
         { maxResponseLength: 80, steps: 200 },
         { maxResponseLength: 160, steps: 200 },
       ],
-      // Tuned on seeds 201–203 (reports/tuning rounds 16–20): lr 6e-4, the tiny rung's, lost a third of
-      // pass@8 in 20 steps; at 2e-4 the no-control twin gains +23.9 [+20.5, +27.3] points.
+      // Tuned on seeds 201–203 (SMALL_LR, SMALL_ENTROPY above).
       update: { lr: SMALL_LR },
       loss: { entropy: SMALL_ENTROPY },
     },

@@ -26,45 +26,38 @@ describe('pre-ladder checkpoints', () => {
   });
 });
 
-describe('the small rung’s shipped base', () => {
-  it('decodes, is the small rung’s model, ships without AdamW state and with its offline-filter result', () => {
-    const ck = load(rungBasePath('small'));
-    expect(rungOf(ck)).toBe('small');
-    expect(ck.adam).toBeUndefined();
-    expect(ck.params.every(Number.isFinite)).toBe(true);
-    expect(ck.meta.kind).toBe('magic-lab-base');
-    expect(ck.meta.offlineFilter).toBeDefined();
-  });
+// The shipped bases share one shape: the rung's model, no AdamW state, the offline filter's result stored, and the
+// `magic-lab sft --rung NAME` recipe they were trained with beside them.
+for (const rung of ['small', 'medium'] as const) {
+  describe(`the ${rung} rung’s shipped base`, () => {
+    it('decodes, is the rung’s model, ships without AdamW state and with its offline-filter result', () => {
+      const ck = load(rungBasePath(rung));
+      expect(rungOf(ck)).toBe(rung);
+      expect(ck.adam).toBeUndefined();
+      expect(ck.params.every(Number.isFinite)).toBe(true);
+      expect(ck.meta.kind).toBe('magic-lab-base');
+      expect(ck.meta.offlineFilter).toBeDefined();
+    });
 
-  it('`magic-lab sft --rung small` is the recipe it was trained with (base-small.sft.json)', () => {
-    const shipped = JSON.parse(readFileSync('public/checkpoints/base-small.sft.json', 'utf8'));
-    expect(validateSftConfig({}, rungSftDefaults('small'))).toEqual(validateSftConfig(shipped, rungSftDefaults('small')));
-    // The checkpoint's config as recorded, fields added since (microBatchRows) at their defaults.
-    expect(validateSftConfig(load(rungBasePath('small')).meta.sft as Record<string, unknown>, rungSftDefaults('small'))).toEqual(validateSftConfig(shipped, rungSftDefaults('small')));
+    it(`\`magic-lab sft --rung ${rung}\` is the recipe it was trained with (base-${rung}.sft.json)`, () => {
+      const shipped = JSON.parse(readFileSync(`public/checkpoints/base-${rung}.sft.json`, 'utf8'));
+      const recipe = validateSftConfig({}, rungSftDefaults(rung));
+      expect(validateSftConfig(shipped, rungSftDefaults(rung))).toEqual(recipe);
+      // The checkpoint's config as recorded, fields added since (microBatchRows) at their defaults.
+      expect(validateSftConfig(load(rungBasePath(rung)).meta.sft as Record<string, unknown>, rungSftDefaults(rung))).toEqual(recipe);
+    });
   });
-});
+}
 
-describe('the medium rung’s shipped base (downloaded on demand)', () => {
-  it('decodes, is the medium rung’s model in half floats, ships without AdamW state and with its offline-filter result', () => {
+describe('the medium rung’s base is downloaded on demand', () => {
+  it('in half floats, two bytes a parameter and a small header, and its size is the progress bar’s total', () => {
     const file = rungBasePath('medium');
     const ck = load(file);
     expect(getRung('medium').delivery).toBe('on-demand');
-    expect(rungOf(ck)).toBe('medium');
-    expect(ck.adam).toBeUndefined();
     expect(ck.weightsDtype).toBe('f16');
-    expect(ck.params.every(Number.isFinite)).toBe(true);
-    expect(ck.meta.kind).toBe('magic-lab-base');
-    expect(ck.meta.offlineFilter).toBeDefined();
-    // Two bytes a parameter and a small header: what the page downloads.
     const size = statSync(file).size;
     expect(size).toBeLessThan(2 * ck.params.length + 64 * 1024);
     // The progress bar's total where a server compresses the download.
     expect(Math.abs(getRung('medium').baseBytes! - size)).toBeLessThan(size / 100);
-  });
-
-  it('`magic-lab sft --rung medium` is the recipe it was trained with (base-medium.sft.json)', () => {
-    const shipped = JSON.parse(readFileSync('public/checkpoints/base-medium.sft.json', 'utf8'));
-    expect(validateSftConfig({}, rungSftDefaults('medium'))).toEqual(validateSftConfig(shipped, rungSftDefaults('medium')));
-    expect(validateSftConfig(load(rungBasePath('medium')).meta.sft as Record<string, unknown>, rungSftDefaults('medium'))).toEqual(validateSftConfig(shipped, rungSftDefaults('medium')));
   });
 });

@@ -91,9 +91,12 @@ function persistRun(id: string, now = false) {
 // ---------------------------------------------------------------------------------------------
 // Worker messages
 
-/** The rung selector (controller/rungs.ts): pickRung loads a rung and measures its speed; the Benchmark view's runBench (controller/bench.ts). */
+/**
+ * The rung selector (controller/rungs.ts): pickRung loads a rung and measures its speed, measureRung only measures
+ * (a row not timed yet, the tiny rung the page opens on among them); the Benchmark view's runBench (controller/bench.ts).
+ */
 const speed = rungControl(useLab, (m) => send(m));
-export const { pick: pickRung } = speed;
+export const { pick: pickRung, measure: measureRung } = speed;
 const bench = benchControl(useLab, (m) => send(m));
 export const { run: runBench } = bench;
 /** A checkpoint the user asked for (its arrival is a notice). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_CONFIG, getPreset, modelParameterCount, validateRunConfig } from '../../src/rl/config';
 import { rungControl } from '../../src/ui/controller/rungs';
 import { syncUrl } from '../../src/ui/controller/url-sync';
-import { baseCheckpointUrl, describeEstimate, formatParams, presetAtRung, rungFitError, rungRows, stepEstimateKey, twinNote } from '../../src/ui/lib/rungs';
+import { baseCheckpointUrl, canMeasure, describeEstimate, formatParams, presetAtRung, rungFitError, rungRows, stepEstimateKey, twinNote } from '../../src/ui/lib/rungs';
 import { setupFromUrl, urlSearchFor } from '../../src/ui/lib/url';
 import { createLabStore } from '../../src/ui/store';
 import type { EngineSummary, ToWorker } from '../../src/worker/protocol';
@@ -136,6 +136,13 @@ describe("the selector's figures", () => {
     expect(describeEstimate({ status: 'ready', seconds: 0.123, engine: 'X' })).toBe('~0.12 s/step on X');
   });
 
+  it('offers "measure" on a row never timed or whose timing failed, not while one is in flight or done', () => {
+    expect(canMeasure(undefined)).toBe(true);
+    expect(canMeasure({ status: 'error', message: 'the engine was restarted' })).toBe(true);
+    expect(canMeasure({ status: 'measuring' })).toBe(false);
+    expect(canMeasure({ status: 'ready', seconds: 1, engine: 'X' })).toBe(false);
+  });
+
   it('a rung beyond a WebGPU buffer limit does not fit', () => {
     const gpu = { engine: 'webgpu' as const, maxStorageBufferBindingSize: 2 ** 20, maxBufferSize: 2 ** 20, software: false };
     expect(rungFitError(getPreset('magic', 'medium'), gpu, host)).toMatch(/the largest GPU buffer would be .*this adapter's maxStorageBufferBindingSize is 1 MiB/);
@@ -173,6 +180,22 @@ describe('the rung controller', () => {
     expect(describeEstimate(s.getState().stepEstimates[key])).toBe('~1.5 s/step on CPU engine (test)');
     c.measure('small');
     expect(sent).toHaveLength(2); // cached for the session
+  });
+
+  it('measures a row without picking it: the draft and rung stay, the tiny rung the page opens on included', () => {
+    const s = createLabStore();
+    const sent: ToWorker[] = [];
+    const c = rungControl(s, (m) => sent.push(m));
+    s.getState().setDevice({ status: 'ready', engine: engine() });
+    const draft = s.getState().draft;
+    c.measure('tiny');
+    c.measure('medium');
+    expect(sent).toEqual([
+      { type: 'measure-step', key: stepEstimateKey('CPU engine (test)', 'tiny'), config: getPreset('magic', 'tiny') },
+      { type: 'measure-step', key: stepEstimateKey('CPU engine (test)', 'medium'), config: getPreset('magic', 'medium') },
+    ]);
+    expect(s.getState().rung).toBe('tiny');
+    expect(s.getState().draft).toBe(draft);
   });
 
   it("tracks an on-demand base's download until it is complete", () => {

@@ -1,15 +1,16 @@
 import { useMemo } from 'react';
 import { formatBytes } from '../../rl/resources';
-import { pickRung } from '../lab';
-import { describeEstimate, formatParams, rungRows, stepEstimateKey, twinNote } from '../lib/rungs';
+import { measureRung, pickRung } from '../lab';
+import { canMeasure, describeEstimate, formatParams, rungRows, stepEstimateKey, twinNote } from '../lib/rungs';
 import { isLive, useLab } from '../store';
 
 /**
  * The model ladder beside the preset (src/rl/config/rungs.ts): each rung's parameters, engine
  * memory (the resource estimate the config check uses) and its speed measured on this engine;
  * a -tiny test-twin preset is named on the tiny row beside the rung's own model.
- * Picking one loads the preset at it; one that does not fit here is marked, and the config check
- * refuses to run it (Play stays off) with the field to lower.
+ * Picking one loads the preset at it and times it; a row not timed yet (the rung the page opens on)
+ * offers "measure". One that does not fit here is marked, and the config check refuses to run it
+ * (Play stays off) with the field to lower.
  */
 export function RungPicker() {
   const preset = useLab((s) => s.preset);
@@ -29,6 +30,14 @@ export function RungPicker() {
           <b>{r.rung}</b> <span data-testid={`rung-params-${r.rung}`}>{formatParams(r.params)} params</span>
           {r.twin && <span data-testid={`rung-twin-${r.rung}`}> · {twinNote(r.twin)}</span>} · <span>{formatBytes(r.memoryBytes)} memory</span> ·{' '}
           <span data-testid={`rung-speed-${r.rung}`}>{engine ? describeEstimate(estimates[stepEstimateKey(engine.description, r.rung)]) : 'no engine yet'}</span>
+          {engine && canMeasure(estimates[stepEstimateKey(engine.description, r.rung)]) && (
+            <>
+              {' '}
+              <button type="button" className="link" onClick={() => measureRung(r.rung)} data-testid={`rung-measure-${r.rung}`} title="Time two training steps and a short decode of this rung's shape on this engine, without picking it">
+                measure
+              </button>
+            </>
+          )}
           {r.fitError && <span className="hint"> · does not fit here</span>}
         </label>
       ))}

@@ -69,6 +69,11 @@ export const stepEstimateKey = (engine: string, rung: RungName) => `${engine}|${
 
 export type StepEstimate = { status: 'measuring' } | { status: 'ready'; seconds: number; engine: string } | { status: 'error'; message: string };
 
+/** Whether a rung's row offers "measure": never timed on this engine, or its timing failed (one in flight or done: no). */
+export function canMeasure(e: StepEstimate | undefined): boolean {
+  return !e || e.status === 'error';
+}
+
 /** "~2.4 s/step on CPU engine (…)", "measuring…", or why not. */
 export function describeEstimate(e: StepEstimate | undefined): string {
   if (!e) return 'not measured';

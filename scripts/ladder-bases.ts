@@ -5,8 +5,8 @@
  *
  *   npx tsx scripts/ladder-bases.ts RUNG [problems=64] [k=16] [threads] [mix]
  *
- * `mix` keeps the rung's own families, at its level and their top (the others would decode to the length
- * limit at ~4M parameters: minutes of this machine for rows of zeros).
+ * `mix` keeps the rung's own families, at its level and their top (the other families' top levels are rows of
+ * zeros at every rung; at the medium rung they cost 6 of the whole table's 8.5 minutes here).
  * Responses get the rung's longest stage limit, cut to what the context leaves after the prompt.
  */
 import { readFileSync } from 'node:fs';

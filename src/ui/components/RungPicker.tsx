@@ -24,23 +24,26 @@ export function RungPicker() {
   return (
     <fieldset className="rungs" data-testid="rungs" disabled={live}>
       <legend>Model rung</legend>
-      {rows.map((r) => (
-        <label key={r.rung} className="rung" data-testid={`rung-${r.rung}`} title={r.summary}>
-          <input type="radio" name="rung" value={r.rung} checked={r.rung === rung} onChange={() => pickRung(r.rung)} data-testid={`rung-pick-${r.rung}`} />
-          <b>{r.rung}</b> <span data-testid={`rung-params-${r.rung}`}>{formatParams(r.params)} params</span>
-          {r.twin && <span data-testid={`rung-twin-${r.rung}`}> · {twinNote(r.twin)}</span>} · <span>{formatBytes(r.memoryBytes)} memory</span> ·{' '}
-          <span data-testid={`rung-speed-${r.rung}`}>{engine ? describeEstimate(estimates[stepEstimateKey(engine.description, r.rung)]) : 'no engine yet'}</span>
-          {engine && canMeasure(estimates[stepEstimateKey(engine.description, r.rung)]) && (
-            <>
-              {' '}
-              <button type="button" className="link" onClick={() => measureRung(r.rung)} data-testid={`rung-measure-${r.rung}`} title="Time two training steps and a short decode of this rung's shape on this engine, without picking it">
-                measure
-              </button>
-            </>
-          )}
-          {r.fitError && <span className="hint"> · does not fit here</span>}
-        </label>
-      ))}
+      {rows.map((r) => {
+        const estimate = engine ? estimates[stepEstimateKey(engine.description, r.rung)] : undefined;
+        return (
+          <label key={r.rung} className="rung" data-testid={`rung-${r.rung}`} title={r.summary}>
+            <input type="radio" name="rung" value={r.rung} checked={r.rung === rung} onChange={() => pickRung(r.rung)} data-testid={`rung-pick-${r.rung}`} />
+            <b>{r.rung}</b> <span data-testid={`rung-params-${r.rung}`}>{formatParams(r.params)} params</span>
+            {r.twin && <span data-testid={`rung-twin-${r.rung}`}> · {twinNote(r.twin)}</span>} · <span>{formatBytes(r.memoryBytes)} memory</span> ·{' '}
+            <span data-testid={`rung-speed-${r.rung}`}>{engine ? describeEstimate(estimate) : 'no engine yet'}</span>
+            {engine && canMeasure(estimate) && (
+              <>
+                {' '}
+                <button type="button" className="link" onClick={() => measureRung(r.rung)} data-testid={`rung-measure-${r.rung}`} title="Time two training steps and a short decode of this rung's shape on this engine, without picking it">
+                  measure
+                </button>
+              </>
+            )}
+            {r.fitError && <span className="hint"> · does not fit here</span>}
+          </label>
+        );
+      })}
       {download && (
         <p className="hint" data-testid="base-download">
           Downloading the base checkpoint: <progress value={download.loaded} max={download.total || undefined} aria-label="base checkpoint download" />{' '}

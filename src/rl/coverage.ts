@@ -6,7 +6,7 @@
  * pass@k of one problem with c correct of n samples is 1 − C(n−c, k)/C(n, k) (metrics.ts
  * passAtK, the numerically stable product form); a set's pass@k is its mean over problems.
  */
-import { passAtK } from './metrics';
+import { evalKey, formatTemperature, passAtK } from './metrics';
 
 /** One evaluated problem: its identity, level and how many of its n samples were correct. */
 export interface CoverageRow {
@@ -140,4 +140,25 @@ export function unsolvedSolvedShare(rows: readonly CoverageRow[], classes: reado
   if (classes.length !== rows.length) throw new RangeError(`unsolvedSolvedShare: ${classes.length} classes for ${rows.length} rows`);
   const un = rows.filter((_, i) => classes[i] === 'unsolved');
   return un.length ? un.filter((r) => r.correct > 0).length / un.length : NaN;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Eval-record keys (in-run evaluations, sweeps)
+
+/** A family's pass@k key at a temperature, e.g. 'val/multiply/pass@16/t1.0' (the overall one is metrics.evalKey('pass', k, τ)). */
+export function familyPassKey(family: string, k: number, temperature: number): string {
+  return `val/${family}/pass@${k}/t${formatTemperature(temperature)}`;
+}
+
+/**
+ * The pass@k curve of one temperature's evaluation as eval-record keys: val/pass@k/t<τ> for every
+ * k of curveKs(n) and val/<family>/pass@k/t<τ> per family. The record's val/pass@n/t<τ> (n = the
+ * eval's k) is among them with the same value.
+ */
+export function coverageRecord(rows: readonly CoverageRow[], temperature: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  const s = coverageSplit(rows);
+  for (const [k, v] of Object.entries(s['pass@k'])) out[evalKey('pass', Number(k), temperature)] = v;
+  for (const [f, g] of Object.entries(s.families)) for (const [k, v] of Object.entries(g['pass@k'])) out[familyPassKey(f, Number(k), temperature)] = v;
+  return out;
 }

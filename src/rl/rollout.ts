@@ -93,9 +93,25 @@ export interface EvalOptions {
   seed: number;
 }
 
-/** Held-out evaluation: per temperature val/avg@k, val/pass@k, val/maj@k, response length and truncation rate. */
-export async function evaluatePolicy(policy: PolicyEngine, problems: readonly Problem[], o: EvalOptions): Promise<Record<string, number>> {
+/** One test problem's result at one temperature: n samples, `correct` of them verified correct. */
+export interface EvalProblemResult {
+  /** Index in the caller's problem list. */
+  index: number;
+  correct: number;
+  n: number;
+}
+
+export interface DetailedEval {
+  /** The record evaluatePolicy returns (val/avg@k/t…, val/pass@k/t…, …), unchanged. */
+  record: Record<string, number>;
+  /** Per temperature (in the order asked), one row per problem, in the problems' order. */
+  problems: EvalProblemResult[][];
+}
+
+/** Held-out evaluation with each problem's correct count per temperature (the coverage metrics' input). */
+export async function evaluatePolicyDetailed(policy: PolicyEngine, problems: readonly Problem[], o: EvalOptions): Promise<DetailedEval> {
   const record: Record<string, number> = {};
+  const perTemperature: EvalProblemResult[][] = [];
   const indices = problems.flatMap((_, i) => new Array<number>(o.k).fill(i));
   for (let ti = 0; ti < o.temperatures.length; ti++) {
     const t = o.temperatures[ti];
@@ -106,6 +122,12 @@ export async function evaluatePolicy(policy: PolicyEngine, problems: readonly Pr
       perProblem[r.problem].push({ answer: split.closed && !r.truncated ? split.answer : null, correct: r.reward > 0, length: r.response.length, truncated: r.truncated });
     }
     Object.assign(record, evalMetrics(perProblem, o.k, t));
+    perTemperature.push(perProblem.map((p, index) => ({ index, correct: p.filter((s) => s.correct).length, n: p.length })));
   }
-  return record;
+  return { record, problems: perTemperature };
+}
+
+/** Held-out evaluation: per temperature val/avg@k, val/pass@k, val/maj@k, response length and truncation rate. */
+export async function evaluatePolicy(policy: PolicyEngine, problems: readonly Problem[], o: EvalOptions): Promise<Record<string, number>> {
+  return (await evaluatePolicyDetailed(policy, problems, o)).record;
 }

@@ -30,7 +30,8 @@ import { inspectedGroups, type StepInspection, type StepInspector } from './insp
 import { lrFactor } from './lr-schedule';
 import { groupSignals, planRejection } from './rejection';
 import { DivergenceError, guardForward, nonfiniteQuantity } from './divergence';
-import { batchSeed, evaluatePolicy, rollout, type Rollout } from './rollout';
+import { batchSeed, evaluatePolicyDetailed, rollout, type Rollout } from './rollout';
+import { coverageRecord } from './coverage';
 import { offlineFilterKey, rolloutBatchSize, sampleOfflineCorrect, storedOfflineCorrect, weightsChecksum } from './offline-sampling';
 import { engineMeta, loadCheckpoint, policyOptionsFor } from './run-checkpoint';
 import { referenceShapes, reserveLargestShape } from './resources';
@@ -422,7 +423,7 @@ export class MagicTrainer {
   async evaluate(): Promise<EvalRecord> {
     const ev = this.cfg.eval;
     const problems: Problem[] = this.data.test.slice(0, ev.testProblems);
-    const rec = await guardForward(this.state.step, 'evaluation', (d) => (this.diverged = d), () => evaluatePolicy(this.policy, problems, {
+    const res = await guardForward(this.state.step, 'evaluation', (d) => (this.diverged = d), () => evaluatePolicyDetailed(this.policy, problems, {
       k: ev.k,
       temperatures: ev.temperatures,
       maxResponseLength: this.maxResponseLengthOverall(),
@@ -430,6 +431,12 @@ export class MagicTrainer {
       batch: this.rolloutBatch(),
       seed: batchSeed(this.cfg.seed, STREAM.eval, this.state.step),
     }));
+    // Coverage: the pass@k curve (k = 1, 2, 4, … up to eval.k) overall and per family, beside the record's keys.
+    const rec: Record<string, number> = { ...res.record };
+    ev.temperatures.forEach((t, ti) => {
+      const rows = res.problems[ti].map((r) => ({ family: problems[r.index].family, difficulty: problems[r.index].difficulty, n: r.n, correct: r.correct }));
+      for (const [key, v] of Object.entries(coverageRecord(rows, t))) if (!(key in rec)) rec[key] = v;
+    });
     return { step: this.state.step, ...rec } as EvalRecord;
   }
 

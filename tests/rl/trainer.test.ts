@@ -26,6 +26,10 @@ describe('MagicTrainer (magic-tiny)', () => {
     expect(last.record.stage).toBe(1);
     expect(last.eval).toBeDefined();
     expect(last.eval!['val/avg@2/t1.0']).toBeGreaterThanOrEqual(0);
+    // The coverage curve rides along: pass@1 is the mean per-sample accuracy (= avg@k), and each family has its own curve.
+    expect(last.eval!['val/pass@1/t1.0']).toBeCloseTo(last.eval!['val/avg@2/t1.0'], 12);
+    expect(last.eval!['val/addition/pass@2/t1.0']).toBeGreaterThanOrEqual(0);
+    expect(last.eval!['val/countdown/pass@1/t1.0']).toBeGreaterThanOrEqual(0);
     await expect(t.trainStep()).rejects.toThrow(/finished/);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/config';
 import { evalKey } from '../../src/rl/metrics';
-import { buildRows, chartSpecs, columnKey, drawnSeries, MANY_RUNS, onlyZeros, extraMetricKeys, heldOutKeys, parseHeldOutKey, plannedStages, runsToDraw, seriesForRun, stageBoundaries, type ChartSpec } from '../../src/ui/lib/chartdata';
+import { buildRows, chartSpecs, columnKey, drawnSeries, MANY_RUNS, onlyZeros, extraMetricKeys, heldOutKeys, isLabKey, parseHeldOutKey, plannedStages, runsToDraw, seriesForRun, stageBoundaries, type ChartSpec } from '../../src/ui/lib/chartdata';
 import type { EvalRecord } from '../../src/rl/trainer-types';
 import { fakeRun, fakeStep } from './helpers';
 
@@ -82,6 +82,14 @@ describe('held-out series keyed per run (#14: an overlaid avg@2 run under an avg
     const mixed = fakeRun('m', 0, 'magic-tiny');
     mixed.evals = [{ step: 0, 'val/pass@2/t0.3': 1, 'val/avg@2/t0.3': 0.5, 'val/avg@2/t0.6': 0.1, 'val/avg@4/t0.8': 0.2, 'val/avg@2/t1.0': NaN } as EvalRecord];
     expect(heldOutKeys(mixed).map((h) => h.key)).toEqual(['val/avg@2/t0.6', 'val/avg@4/t0.8', 'val/avg@2/t0.3', 'val/pass@2/t0.3']);
+  });
+
+  it('a lab run\'s coverage curve (pass@1, @2, @4 beside pass@8, per family too) adds no held-out series and no foreign keys', () => {
+    const r = fakeRun('c', 3, 'magic');
+    r.evals = [{ step: 2, [evalKey('avg', 8, 1)]: 0.3, [evalKey('pass', 1, 1)]: 0.3, [evalKey('pass', 2, 1)]: 0.4, [evalKey('pass', 4, 1)]: 0.45, [evalKey('pass', 8, 1)]: 0.5, 'val/multiply/pass@1/t1.0': 0.1, 'val/multiply/pass@8/t1.0': 0.2 } as EvalRecord];
+    expect(heldOutKeys(r).map((h) => h.key)).toEqual([evalKey('avg', 8, 1), evalKey('pass', 8, 1)]);
+    expect(isLabKey('val/multiply/pass@8/t1.0', 'eval')).toBe(true);
+    expect(extraMetricKeys([r], chartSpecs(getPreset('magic')))).toEqual([]);
   });
 
   it('the reward chart draws each run\'s own held-out series, labelled with its k and temperatures', () => {

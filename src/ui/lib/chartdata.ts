@@ -122,7 +122,7 @@ export const heldOutLabel = (h: HeldOutKey) => `${h.kind}@${h.k} τ=${h.temperat
 const heldOutCache = new WeakMap<RunData, HeldOutKey[]>();
 /**
  * The held-out avg@k / pass@k series a run has: the keys of its eval records (an imported run's
- * own k and temperatures, whatever its config says), else — no evaluation yet — its config's.
+ * own k and temperatures, whatever its config says; of pass@k only the largest k), else — no evaluation yet — its config's.
  * Ordered by the config's temperatures (others after, highest first), avg before pass, then k.
  */
 export function heldOutKeys(run: RunData): HeldOutKey[] {
@@ -138,6 +138,10 @@ export function heldOutKeys(run: RunData): HeldOutKey[] {
   if (found.size === 0) {
     const { k, temperatures } = run.config.eval;
     for (const t of temperatures) for (const kind of ['avg', 'pass'] as const) found.set(evalKey(kind, k, t), { key: evalKey(kind, k, t), kind, k, temperature: t });
+  }
+  // The coverage curve's smaller k (val/pass@1, @2, … beside pass@k) are not drawn here: per temperature the largest pass@k only.
+  for (const h of [...found.values()]) {
+    if (h.kind === 'pass' && [...found.values()].some((o) => o.kind === 'pass' && o.temperature === h.temperature && o.k > h.k)) found.delete(h.key);
   }
   const temps = run.config.eval.temperatures;
   const rank = (t: number) => (temps.includes(t) ? temps.indexOf(t) : temps.length);
@@ -263,7 +267,8 @@ export interface MetricKeyRef {
 }
 
 const LAB_STEP_KEYS = new Set<string>(['step', 'time_ms', ...STEP_METRIC_KEY_LIST, ...TIMING_SERIES.map((s) => s.key), 'timing_s/step']);
-const LAB_EVAL_KEY_RE = /^(step|val\/(avg|pass|maj)@\d+\/t\d+(\.\d+)?|val\/response_length\/(mean|clip_ratio)\/t\d+(\.\d+)?)$/;
+// val/<family>/pass@k/t<τ>: the coverage curve per task family (src/rl/coverage.ts).
+const LAB_EVAL_KEY_RE = /^(step|val\/(avg|pass|maj)@\d+\/t\d+(\.\d+)?|val\/response_length\/(mean|clip_ratio)\/t\d+(\.\d+)?|val\/[a-z]+\/pass@\d+\/t\d+(\.\d+)?)$/;
 
 /** Whether the lab's trainer writes this key (anything else came in with an imported run). */
 export const isLabKey = (key: string, source: 'step' | 'eval') => (source === 'step' ? LAB_STEP_KEYS.has(key) : LAB_EVAL_KEY_RE.test(key));

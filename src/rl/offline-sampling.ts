@@ -38,6 +38,8 @@ export function offlineFilterKey(cfg: RunConfig, startWeightsChecksum: string): 
     seed: cfg.seed,
     families: d.families,
     difficulty: d.difficulty,
+    // The training set's decontamination depends on the test set's level; absent when it is training's (keys as before).
+    ...(d.testDifficulty !== undefined ? { testDifficulty: d.testDifficulty } : {}),
     trainSize: d.trainSize,
     testSize: d.testSize,
     samples: d.offlineFilter.samples,

@@ -54,7 +54,7 @@ export function startEvalKey(run: PlannedRun, o: SweepSpec): Record<string, unkn
   return {
     base: run.base?.crc ?? null,
     model: c.model,
-    data: { seed: c.seed, families: d.families, difficulty: d.difficulty, trainSize: d.trainSize, testSize: d.testSize },
+    data: { seed: c.seed, families: d.families, difficulty: d.difficulty, ...(d.testDifficulty !== undefined ? { testDifficulty: d.testDifficulty } : {}), trainSize: d.trainSize, testSize: d.testSize },
     maxResponseLength: longestResponseLength(c),
     topP: c.rollout.topP,
     problems: o.evalProblems,

@@ -11,6 +11,8 @@ export interface DatasetOptions {
   seed: number;
   families: readonly FamilyName[];
   difficulty: DifficultySpec;
+  /** The test set's level when it differs from the training set's (a held-out split harder than training); default `difficulty`. */
+  testDifficulty?: DifficultySpec;
   trainSize: number;
   testSize: number;
   /** Generation attempts allowed per requested problem before giving up (default 50, at least 1000 per family). */
@@ -119,6 +121,8 @@ export function buildDataset(opts: DatasetOptions): Dataset {
     testSize: 0,
   };
 
+  const testDifficulty = opts.testDifficulty ?? opts.difficulty;
+  if (opts.testDifficulty !== undefined) for (const name of families) getFamily(name).maxPromptTokens(difficultyFor(testDifficulty, name));
   const fill = (set: 'test' | 'train', size: number, rng: Rng, filter: ProblemFilter): Problem[] => {
     const quota = families.map((_, i) => Math.floor(size / families.length) + (i < size % families.length ? 1 : 0));
     const kept: Problem[][] = families.map(() => []);
@@ -128,7 +132,7 @@ export function buildDataset(opts: DatasetOptions): Dataset {
       pending = false;
       families.forEach((name, i) => {
         if (kept[i].length >= quota[i]) return;
-        const difficulty = difficultyFor(opts.difficulty, name);
+        const difficulty = difficultyFor(set === 'test' ? testDifficulty : opts.difficulty, name);
         if (attempts[i] >= limit[i]) {
           throw new Error(
             `buildDataset: found only ${kept[i].length} of ${quota[i]} distinct ${name} problems (difficulty ${difficulty}) ` +

@@ -9,11 +9,11 @@ import type { FamilyName } from './types';
 export interface RunDatasetInput {
   /** The run's seed (every random stream of the run derives from it). */
   seed: number;
-  data: { families: readonly FamilyName[]; difficulty: DifficultySpec; trainSize: number; testSize: number };
+  data: { families: readonly FamilyName[]; difficulty: DifficultySpec; testDifficulty?: number; trainSize: number; testSize: number };
 }
 
 /** The train and held-out sets a run uses (deterministic from the seed and the data section). */
 export function buildRunDataset(cfg: RunDatasetInput): Dataset {
   const d = cfg.data;
-  return buildDataset({ seed: cfg.seed, families: d.families, difficulty: d.difficulty, trainSize: d.trainSize, testSize: d.testSize });
+  return buildDataset({ seed: cfg.seed, families: d.families, difficulty: d.difficulty, ...(d.testDifficulty !== undefined && d.testDifficulty !== null ? { testDifficulty: d.testDifficulty } : {}), trainSize: d.trainSize, testSize: d.testSize });
 }

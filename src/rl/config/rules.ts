@@ -134,6 +134,8 @@ export const RULES: readonly RuleStep[] = [
   field('data.families', { kind: 'list', symbol: 'families', of: oneOf('family', TASK_FAMILIES), unique: 'family' }),
   // The hardest level every chosen family supports (countdown's is 5, multiply's and sort's 6, addition's 8).
   field('data.difficulty', int('level', 1, undefined, { maxOf: (c) => Math.min(...c.data.families.map((f) => getFamily(f).maxDifficulty)) })),
+  // Optional: absent (or null) tests at data.difficulty. When set, a level above training's, at most the families' hardest.
+  field('data.testDifficulty', int('test level', 1, undefined, { optional: true, minOf: (c) => c.data.difficulty + 1, maxOf: (c) => Math.min(...c.data.families.map((f) => getFamily(f).maxDifficulty)) })),
   field('data.trainSize', int('|D|', 1, 1_000_000, { unit: 'prompts' })),
   field('data.testSize', int('|D_test|', 1, 1_000_000, { unit: 'prompts' })),
   field('data.offlineFilter.enabled', bool('offline')),
@@ -146,6 +148,18 @@ export const RULES: readonly RuleStep[] = [
   field('rollout.batchPrompts', BATCH_PROMPTS),
 
   { each: 'stages', maxItems: 16, steps: STAGE_STEPS },
+  {
+    // Evaluations sample at the longest stage's length; a harder test set's longer prompts must still fit the context.
+    check: (c) => {
+      const level = c.data.testDifficulty;
+      if (level === undefined) return;
+      const prompt = maxPromptTokens(c.data.families, level);
+      const len = Math.max(...c.stages.map((s) => s.maxResponseLength));
+      if (prompt + len > c.model.contextLength) {
+        throw new ConfigError('data.testDifficulty', `the longest stage's ${len} response tokens plus the longest test prompt (${prompt} tokens at level ${level}) exceed model.contextLength ${c.model.contextLength}`);
+      }
+    },
+  },
 
   field('loss.epsLow', num('ε_low', 0, 1, { maxOpen: true })),
   field('loss.epsHigh', num('ε_high', 0, 10)),

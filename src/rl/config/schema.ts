@@ -57,6 +57,14 @@ export interface RunConfig {
     families: TaskFamily[];
     /** Task difficulty level, 1 (easiest) … 5, mapped to operand sizes by the generators. */
     difficulty: number;
+    /**
+     * The held-out split's level, above `difficulty`: the test set (every evaluation, the offline
+     * filter's decontamination) is built at this level, so evaluations measure whether training
+     * reaches problems harder than any it saw. Absent (or null): the test set is at `difficulty`
+     * (a validated config leaves it out unless a number is given, so configs written before it
+     * existed stay equal).
+     */
+    testDifficulty?: number;
     /** Training prompts generated before filtering. */
     trainSize: number;
     /** Held-out test prompts. */
@@ -198,6 +206,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
   data: {
     families: ['addition', 'countdown', 'arith'],
     difficulty: 2,
+    testDifficulty: undefined,
     // Lab scale: a step (16 prompts × 8 responses) takes seconds on a laptop GPU and ~10 s on a CPU.
     trainSize: 1024,
     testSize: 256,

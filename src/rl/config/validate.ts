@@ -16,6 +16,8 @@ function unknownKey(path: string, k: string): string {
 
 /** Array elements merge over these (a partial stage gets the template's nulls). */
 const ELEMENT_TEMPLATES: Record<string, unknown> = { 'stages[]': STAGE_TEMPLATE };
+/** Optional fields by their object's path: known even where a validated base left them out (absent = default). */
+const OPTIONAL_KEYS: Record<string, readonly string[]> = { data: ['testDifficulty'] };
 /** Fields that are null or an object; a partial object merges over the base's or this default. */
 const NULLABLE_OBJECTS: Record<string, unknown> = { 'stages[].convergence': DEFAULT_CONVERGENCE };
 
@@ -33,11 +35,13 @@ function merge(base: unknown, input: unknown, path: string): unknown {
   }
   if (isObj(base)) {
     if (!isObj(input)) throw new ConfigError(path, `must be an object, got ${describe(input)}`);
+    const optional = (OPTIONAL_KEYS[pat] ?? []).filter((k) => !Object.prototype.hasOwnProperty.call(base, k));
     for (const k of Object.keys(input)) {
-      if (!Object.prototype.hasOwnProperty.call(base, k)) throw new ConfigError(unknownKey(path, k), `unknown field (known: ${Object.keys(base).join(', ')})`);
+      if (!Object.prototype.hasOwnProperty.call(base, k) && !optional.includes(k)) throw new ConfigError(unknownKey(path, k), `unknown field (known: ${[...Object.keys(base), ...optional].join(', ')})`);
     }
     const out: Rec = {};
     for (const k of Object.keys(base)) out[k] = merge(base[k], input[k], join(path, k));
+    for (const k of optional) out[k] = merge(undefined, input[k], join(path, k));
     return out;
   }
   if (Array.isArray(base)) {

@@ -21,6 +21,7 @@ import { toJson } from '../sweep/summary';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
 import { checkReplication } from '../sweep/replication-check';
 import { checkFindingDiffers } from '../sweep/differ';
+import { mergeConfigInput } from '../sweep/coverage';
 import { parseRungFlag } from './rung';
 import { asUsageErrors, DEFAULT_DEPS, HELP_FLAG, RUN_FLAGS, runAndSummarize, sweepOptionsFromFlags } from './sweep';
 
@@ -86,6 +87,11 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   const rung = parseRungFlag(flags.rung) ?? null;
   const out = String(flags.out ?? join(reportsDir, referenceNameAt(finding.id, rung)));
   const o = sweepOptionsFromFlags(flags, finding.presets, out, `magic-lab ablate ${argv.join(' ')}`);
+  if (finding.regime) {
+    // The finding's regime under any --config (which may refine it), and its evaluation size unless --eval-k says otherwise.
+    o.config = mergeConfigInput(finding.regime.config, o.config);
+    if (flags['eval-k'] === undefined) o.evalK = finding.regime.evalK;
+  }
   // What the finding says its presets differ in holds for these configs (--config included), before anything runs.
   await asUsageErrors(async () => checkFindingDiffers(finding, o));
   if (flags.runs === undefined) o.runs = join(reportsDir, 'runs', poolTag(o));

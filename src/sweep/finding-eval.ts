@@ -3,6 +3,7 @@
  * can speak, e.g. that a preset's entropy collapses), each check (a paired, equivalence, target
  * or correlation test with its 95% interval) and the verdict (stats.ts). Pure.
  */
+import { agreeingVerdict } from './coverage';
 import type { Check, Finding, Premise } from './finding-types';
 import { COLLAPSE_STEPS, ENTROPY_MEAN_STEPS, metricDef } from './run-metrics';
 import {
@@ -160,7 +161,7 @@ export function evaluateCheck(c: Check, data: FindingData): CheckResult {
  */
 export function evaluateFinding(f: Finding, data: FindingData): FindingResult {
   const checks = f.checks.map((c) => evaluateCheck(c, data));
-  const combined = combineVerdicts(checks.map((c) => c.verdict));
+  const combined = f.combine === 'symmetric' ? agreeingVerdict(checks.map((c) => c.verdict)) : combineVerdicts(checks.map((c) => c.verdict));
   if (!f.premises?.length) return { finding: f.id, checks, verdict: combined };
   const premises = f.premises.map((p) => evaluatePremise(p, data));
   return { finding: f.id, premises, checks, verdict: premiseVerdict(premises.map((p) => p.holds), combined) };

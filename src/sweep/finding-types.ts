@@ -2,6 +2,16 @@
  * What a finding is made of (the registry is findings.ts; evaluation finding-eval.ts): its
  * checks, its premises and the finding itself, as report.json stores them.
  */
+import type { RunConfigInput } from '../rl/config';
+
+/** Where a finding runs: a partial config over each preset (under any --config) and the precise evaluations' samples per problem. */
+export interface FindingRegime {
+  config: RunConfigInput;
+  /** n: samples per problem of the precise evaluations (pass@k for k up to n; ≥ 16 for pass@16). */
+  evalK: number;
+  /** Why this regime, in a sentence (printed with the rule). */
+  note: string;
+}
 
 /**
  * `differIn` of a paired or equivalence check: the config fields a and b differ in, and nothing
@@ -49,4 +59,14 @@ export interface Finding {
   checks: Check[];
   /** The decision rule in words (printed by reports): the test, the band, the window, the premise. */
   rule: string;
+  /**
+   * How the checks' verdicts combine: absent = reproduced when all are, contradicted when any is;
+   * 'symmetric' = contradicted, like reproduced, only when all are (coverage.ts agreeingVerdict).
+   */
+  combine?: 'symmetric';
+  /**
+   * The config and evaluation the finding runs under (FindingRegime): `ablate` uses it
+   * under any --config; a sweep whose --config does not set it evaluates the finding not at all.
+   */
+  regime?: FindingRegime;
 }

@@ -12,6 +12,7 @@
  * runs must show first, e.g. that the no-control twin's entropy collapses) reads 'not-testable'
  * when one fails, whatever its checks say. Evaluation: finding-eval.ts.
  */
+import { COVERAGE_FINDING } from './coverage';
 import type { Check, Finding } from './finding-types';
 
 export type { Check, Finding, Premise } from './finding-types';
@@ -201,6 +202,8 @@ export const FINDINGS: readonly Finding[] = [
       'magic and no-rejection differ only in rejection.mode (checked before running). Paired over seeds, magic (drops zero-advantage groups) − no-rejection (keeps them in the token mean) in final precise ' +
       'avg@k at τ = 1.0: reproduced when the 95% t interval lies above 0; contradicted when below 0; inconclusive otherwise.',
   },
+  // Its own module (src/sweep/coverage.ts): the rule, the regime and its symmetric combination.
+  COVERAGE_FINDING,
 ];
 
 export function findingIds(): string[] {

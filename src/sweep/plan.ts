@@ -10,7 +10,7 @@ import { crc32Label, decodeCheckpoint, encodeCheckpoint } from '../model/checkpo
 import { DEFAULT_RUNG, getPreset, validateRunConfig, type RunConfig, type RunConfigInput, type RungName } from '../rl/config';
 import { DEFAULT_BASE, defaultBaseFor, missingRungBase, rungBasePath } from '../run/rung-base';
 import { SweepError } from './errors';
-import type { PreciseEval } from './run-metrics';
+import type { CoverageProblems, PreciseEval } from './run-metrics';
 import type { TrainRunOptions } from '../run/train-options';
 
 /** `runTraining(options, log)` of src/cli/train.ts, or a fake. */
@@ -133,6 +133,8 @@ export interface RunResult {
   final: PreciseEval;
   /** train's "training started … on <adapter>" line, when it printed one. */
   device: string | null;
+  /** The precise evaluations' per-problem counts, when they wrote coverage reports (run-metrics.ts coverageValues). */
+  coverage?: { start: CoverageProblems | null; final: CoverageProblems };
 }
 
 // ---------------------------------------------------------------------------------------------

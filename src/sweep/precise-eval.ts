@@ -7,9 +7,11 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { crc32Label, decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { longestResponseLength } from '../rl/config';
+import type { EvalReport } from '../rl/eval-report';
+import { compressFile, existsStored, readStoredText } from './gz-file';
 import { readJson, writeJson } from './pool-files';
 import { runsRoot, type PlannedRun, type SweepDeps, type SweepOptions, type SweepSpec } from './plan';
-import type { PreciseEval } from './run-metrics';
+import type { CoverageProblems, PreciseEval } from './run-metrics';
 
 // ---------------------------------------------------------------------------------------------
 // Precise evaluations
@@ -22,10 +24,30 @@ export function backendArgs(o: SweepSpec): string[] {
   return [...(o.backend ? ['--backend', o.backend] : []), ...(o.threads !== null ? ['--threads', String(o.threads)] : [])];
 }
 
-function evalArgs(file: string, o: SweepSpec, seed: number): string[] {
+/** Where an evaluation's coverage report goes (`eval --json`; gzipped once written). */
+export function coverageFile(evalFile: string): string {
+  return evalFile.replace(/\.json$/, '.coverage.json');
+}
+
+/** The per-problem counts of a coverage report (null when the evaluation wrote none). */
+export function readCoverage(evalFile: string): CoverageProblems | null {
+  const f = coverageFile(evalFile);
+  if (!existsStored(f)) return null;
+  const rep = JSON.parse(readStoredText(f)) as EvalReport;
+  return Object.fromEntries(Object.entries(rep.temperatures).map(([t, r]) => [t, r.problems.map((p) => ({ id: p.id, n: p.n, correct: p.correct }))]));
+}
+
+/** Keeps a written coverage report gzipped (it lists every problem). */
+function storeCoverage(evalFile: string): void {
+  if (existsSync(coverageFile(evalFile))) compressFile(coverageFile(evalFile));
+}
+
+function evalArgs(file: string, o: SweepSpec, seed: number, coverage: string): string[] {
   return [
     '--checkpoint',
     file,
+    '--json',
+    coverage,
     '--problems',
     String(o.evalProblems),
     '--k',
@@ -97,9 +119,10 @@ export async function startEval(run: PlannedRun, o: SweepOptions, deps: SweepDep
   const ckFile = join(dir, `${keyName(key)}.mlck`);
   writeStartCheckpoint(run, ckFile);
   try {
-    const argv = evalArgs(ckFile, o, run.seed);
+    const argv = evalArgs(ckFile, o, run.seed, coverageFile(file));
     const record = await deps.evaluate(argv, log);
     const res: CachedEval = { key, argv, record, problems: o.evalProblems, k: o.evalK, seed: run.seed };
+    storeCoverage(file);
     writeJson(file, res);
     return { record, problems: o.evalProblems, k: o.evalK, seed: run.seed };
   } finally {
@@ -113,8 +136,9 @@ export async function finalEval(run: PlannedRun, o: SweepOptions, deps: SweepDep
     const hit = readJson<CachedEval>(file);
     return { record: hit.record, problems: hit.problems, k: hit.k, seed: hit.seed };
   }
-  const argv = evalArgs(join(run.dir, 'checkpoint.mlck'), o, run.seed);
+  const argv = evalArgs(join(run.dir, 'checkpoint.mlck'), o, run.seed, coverageFile(file));
   const record = await deps.evaluate(argv, log);
+  storeCoverage(file);
   writeJson(file, { argv, record, problems: o.evalProblems, k: o.evalK, seed: run.seed, temperatures: o.evalTemperatures });
   return { record, problems: o.evalProblems, k: o.evalK, seed: run.seed };
 }

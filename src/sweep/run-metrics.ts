@@ -4,6 +4,7 @@
  * evaluations, to the scalar metrics the sweep compares (RUN_METRICS) and the curves it plots
  * (CURVE_METRICS). Pure: the runner reads the files.
  */
+import { passAtK } from '../rl/metrics';
 import { avgAtKSamplingSE, mean, normalizedArea } from './stats';
 
 /** One metrics.jsonl record with nulls (JSON's NaN) turned back into NaN. */
@@ -51,6 +52,11 @@ export interface MetricDef {
   unit: MetricUnit;
   /** How it is computed, for the reports. */
   how: string;
+  /**
+   * Measured only by sweeps whose precise evaluations wrote coverage reports (`eval --json`):
+   * a summary lists it only when some run has it, so summaries of older runs stay as they were.
+   */
+  optional?: boolean;
 }
 
 const T = (t: TemperatureLabel) => `τ = ${t}`;
@@ -72,6 +78,32 @@ export const STAGE_METRIC_COUNT = 4;
 export const STAGE_ENTRY_STEPS = 10;
 
 const STAGE_NUMBERS = Array.from({ length: STAGE_METRIC_COUNT }, (_, i) => i + 1);
+
+/** The pass@k the coverage metrics report besides pass@1 and pass@n (n = the eval's k; NaN when n < 16). */
+export const COVERAGE_MID_K = 16;
+
+/**
+ * Coverage metrics (src/rl/coverage.ts), from the precise evaluations' coverage reports: pass@1,
+ * pass@16 and pass@n of the start weights (the base's reference curve) and of the final
+ * checkpoint, and the share of the base-unsolved test problems the final checkpoint solves.
+ */
+export const COVERAGE_METRICS: readonly MetricDef[] = TEMPERATURES.flatMap((t): MetricDef[] => [
+  ...(['start', 'final'] as const).flatMap((w): MetricDef[] => {
+    const of = w === 'start' ? 'the start weights (the base: the reference curve)' : 'the final checkpoint';
+    return [
+      { id: `${w}/pass@1/t${t}`, label: `${w} pass@1 ${T(t)}`, unit: 'accuracy', how: `unbiased pass@1 of ${of} at ${T(t)}, from the precise evaluation's n samples per problem`, optional: true },
+      { id: `${w}/pass@${COVERAGE_MID_K}/t${t}`, label: `${w} pass@${COVERAGE_MID_K} ${T(t)}`, unit: 'accuracy', how: `unbiased pass@${COVERAGE_MID_K} of ${of} at ${T(t)} (NaN when n < ${COVERAGE_MID_K})`, optional: true },
+      { id: `${w}/pass@n/t${t}`, label: `${w} pass@n ${T(t)}`, unit: 'accuracy', how: `pass@k at the largest k = n (the eval's samples per problem) of ${of} at ${T(t)}: the share of problems solved at least once`, optional: true },
+    ];
+  }),
+  {
+    id: `final/base_unsolved_solved/t${t}`,
+    label: `base-unsolved solved ${T(t)}`,
+    unit: 'fraction',
+    how: `of the test problems the start weights (the base) solved in none of their n samples at τ = 1.0 (class unsolved), the share the final checkpoint solves at least once in n at ${T(t)}; same problems, same eval seed; NaN when the base solved every problem`,
+    optional: true,
+  },
+]);
 
 /** The scalar metrics of one run (ids are stable: findings and reports refer to them). */
 export const RUN_METRICS: readonly MetricDef[] = [
@@ -117,6 +149,7 @@ export const RUN_METRICS: readonly MetricDef[] = [
       { id: `stage${n}/length`, label: `stage ${n}: response length`, unit: 'length', how: `mean of response_length/mean over ${of}` },
     ];
   }),
+  ...COVERAGE_METRICS,
   { id: 'tokens', label: 'tokens', unit: 'tokens', how: 'Σ over steps of perf/tokens_per_s × perf/step_s: prompt + response tokens generated plus tokens trained' },
   { id: 'wall_s', label: 'train time', unit: 'seconds', how: 'the last step record\'s time_ms (the trainer\'s clock: training without evaluations, kept across resumes)' },
   { id: 'steps', label: 'steps', unit: 'steps', how: 'the last step recorded' },
@@ -143,7 +176,12 @@ export interface PreciseEval {
   seed: number;
 }
 
+/** One precise evaluation's per-problem counts at each temperature (the coverage report's `problems`). */
+export type CoverageProblems = Record<string, { id: string; n: number; correct: number }[]>;
+
 export interface RunInput {
+  /** The coverage reports of the precise evaluations, when they wrote them (absent: no coverage metrics). */
+  coverage?: { start: CoverageProblems | null; final: CoverageProblems };
   preset: string;
   seed: number;
   metrics: ParsedMetrics;
@@ -251,6 +289,7 @@ export function computeRunMetrics(run: RunInput): RunMetrics {
     const key = evals.length ? findEvalKey(evals[0], 'avg', t) : undefined;
     v[`auc/avg/t${t}`] = key ? normalizedArea(evals.map((e) => e.step), evals.map((e) => e[key])) : NaN;
   }
+  if (run.coverage) Object.assign(v, coverageValues(run.coverage.start, run.coverage.final));
   const ent = (f: (r: Row) => boolean) => finiteMean(steps.filter(f).map((r) => r['actor/entropy']));
   v['entropy/mean'] = ent(() => true);
   v['entropy/first_half'] = ent((r) => r.step <= last / 2);
@@ -277,6 +316,33 @@ export function computeRunMetrics(run: RunInput): RunMetrics {
   v.wall_s = steps.length ? steps[steps.length - 1].time_ms / 1000 : NaN;
   v.steps = last;
   return { values: v, se, entropyWindows: entropyWindows(steps) };
+}
+
+/**
+ * The coverage metrics of one run from its precise evaluations' per-problem counts. The base's
+ * classes come from the start evaluation at τ = 1.0 (a problem with 0 of n correct is unsolved),
+ * joined to the final evaluation's rows by problem identity.
+ */
+export function coverageValues(start: CoverageProblems | null, final: CoverageProblems): Record<string, number> {
+  const v: Record<string, number> = {};
+  const curve = (rows: { n: number; correct: number }[] | undefined, k: number | 'n') => {
+    if (!rows || !rows.length) return NaN;
+    const n = Math.min(...rows.map((r) => r.n));
+    const kk = k === 'n' ? n : k;
+    return kk > n ? NaN : rows.reduce((a, r) => a + passAtK(r.n, r.correct, kk), 0) / rows.length;
+  };
+  const baseRows = start?.['1.0'];
+  const unsolved = baseRows ? new Set(baseRows.filter((r) => r.correct === 0).map((r) => r.id)) : null;
+  for (const t of TEMPERATURES) {
+    for (const [w, rows] of [['start', start?.[t]], ['final', final[t]]] as const) {
+      v[`${w}/pass@1/t${t}`] = curve(rows, 1);
+      v[`${w}/pass@${COVERAGE_MID_K}/t${t}`] = curve(rows, COVERAGE_MID_K);
+      v[`${w}/pass@n/t${t}`] = curve(rows, 'n');
+    }
+    const rows = (final[t] ?? []).filter((r) => unsolved?.has(r.id));
+    v[`final/base_unsolved_solved/t${t}`] = rows.length ? rows.filter((r) => r.correct > 0).length / rows.length : NaN;
+  }
+  return v;
 }
 
 /** One run's curve of one metric: ascending steps and their values. */

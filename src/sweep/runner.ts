@@ -30,8 +30,8 @@ import { formatTemperature } from '../rl/metrics';
 import { compressFile, existsStored, readStoredText } from './gz-file';
 import { checkRunIdentity, checkSweepIdentity, lock, readJson, writeJson } from './pool-files';
 import { planSweep, runsRoot, type PlannedRun, type RunResult, type SweepDeps, type SweepOptions, type SweepSpec } from './plan';
-import { evalTag, finalEval, keyName, startEval, startEvalKey, type CachedEval } from './precise-eval';
-import { parseMetricsJsonl, type PreciseEval, TEMPERATURES, formatValue } from './run-metrics';
+import { evalTag, finalEval, keyName, readCoverage, startEval, startEvalKey, type CachedEval } from './precise-eval';
+import { parseMetricsJsonl, type CoverageProblems, type PreciseEval, TEMPERATURES, formatValue } from './run-metrics';
 import { avgAtKSamplingSE } from './stats';
 import { shardRuns } from './shard';
 
@@ -139,13 +139,16 @@ export function loadRun(run: PlannedRun, o: SweepOptions): RunResult | null {
   const finalFile = join(run.dir, `eval-final-${evalTag(o.evalProblems, o.evalK, run.seed)}.json`);
   if (!existsSync(done) || !existsSync(finalFile)) return null;
   let start: PreciseEval | null = null;
+  let startCoverage: CoverageProblems | null = null;
   if (run.base) {
     const key = startEvalKey(run, o);
     const f = join(runsRoot(o), 'start-evals', `${keyName(key)}.json`);
     if (!existsSync(f)) return null;
     const c = readJson<CachedEval>(f);
     start = { record: c.record, problems: c.problems, k: c.k, seed: c.seed };
+    startCoverage = readCoverage(f);
   }
+  const finalCoverage = readCoverage(finalFile);
   const fe = readJson<CachedEval>(finalFile);
   const config = existsSync(join(run.dir, 'config.json')) ? validateRunConfig(readJson<RunConfigInput>(join(run.dir, 'config.json'))) : run.config;
   const dn = readJson<{ device?: string | null }>(done);
@@ -158,6 +161,7 @@ export function loadRun(run: PlannedRun, o: SweepOptions): RunResult | null {
     start,
     final: { record: fe.record, problems: fe.problems, k: fe.k, seed: fe.seed },
     device: dn.device ?? null,
+    ...(finalCoverage ? { coverage: { start: startCoverage, final: finalCoverage } } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
  * give the same summary.json, byte for byte, however the sweep was interrupted.
  */
 import type { RunConfig } from '../rl/config';
+import { sweepHasRegime } from './coverage';
 import { evaluateFinding, FINDINGS, type FindingResult } from './findings';
 import {
   computeRunMetrics,
@@ -204,10 +205,12 @@ export function buildSummary(input: SummaryInput): Summary {
   const runs = [...input.runs].sort((a, b) => input.presets.indexOf(a.preset) - input.presets.indexOf(b.preset) || a.seed - b.seed);
   const parsed = runs.map((r) => ({ r, m: parseMetricsJsonl(r.metricsText) }));
   const runSummaries: RunSummary[] = parsed.map(({ r, m }) => {
-    const rm = computeRunMetrics({ preset: r.preset, seed: r.seed, metrics: m, start: r.start, final: r.final, entropyTarget: r.config.loss.entropy.target });
+    const rm = computeRunMetrics({ preset: r.preset, seed: r.seed, metrics: m, start: r.start, final: r.final, entropyTarget: r.config.loss.entropy.target, ...(r.coverage ? { coverage: r.coverage } : {}) });
     return { preset: r.preset, seed: r.seed, dir: r.dir, device: r.device, values: rm.values, se: rm.se, entropyWindows: rm.entropyWindows };
   });
 
+  // Coverage metrics only where a run measured them (older sweeps' summaries stay as they were).
+  const metricDefs = RUN_METRICS.filter((d) => !d.optional || runSummaries.some((r) => d.id in r.values));
   const presets: Record<string, PresetSummary> = {};
   const byPreset = new Map<string, Map<number, Record<string, number>>>();
   const targets = new Map<string, number>();
@@ -217,7 +220,7 @@ export function buildSummary(input: SummaryInput): Summary {
     byPreset.set(p, new Map(rs.map((r) => [r.seed, r.values])));
     targets.set(p, cfg?.loss.entropy.target ?? NaN);
     const metrics: Record<string, MetricStats> = {};
-    for (const def of RUN_METRICS) {
+    for (const def of metricDefs) {
       const vals = new Map(rs.map((r) => [r.seed, r.values[def.id]]));
       const hasSE = rs.some((r) => def.id in r.se);
       metrics[def.id] = metricStats(vals, hasSE ? new Map(rs.map((r) => [r.seed, r.se[def.id]])) : undefined);
@@ -243,7 +246,7 @@ export function buildSummary(input: SummaryInput): Summary {
       const a = input.presets[i];
       const b = input.presets[j];
       const metrics: PairSummary['metrics'] = {};
-      for (const def of RUN_METRICS) {
+      for (const def of metricDefs) {
         const get = (p: string) => new Map([...(byPreset.get(p) ?? [])].map(([s, v]) => [s, v[def.id]]));
         const d = pairedDifference(get(a), get(b));
         metrics[def.id] = { n: d.n, mean: d.mean, lower: d.lower, upper: d.upper, seeds: d.seeds, diffs: d.diffs };
@@ -263,7 +266,8 @@ export function buildSummary(input: SummaryInput): Summary {
     }
   }
 
-  const findings = FINDINGS.filter((f) => f.presets.every((p) => input.presets.includes(p))).map((f) =>
+  // A finding with a regime speaks only for sweeps run under it (coverage.ts sweepHasRegime).
+  const findings = FINDINGS.filter((f) => f.presets.every((p) => input.presets.includes(p)) && (!f.regime || sweepHasRegime(f.regime, input.spec.config))).map((f) =>
     evaluateFinding(f, { runs: byPreset, entropyTarget: targets }),
   );
 

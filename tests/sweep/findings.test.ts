@@ -9,10 +9,10 @@ const RECIPE = ['../shared/MAGIC-RECIPE.md', 'shared/MAGIC-RECIPE.md'].find((f) 
 const norm = (s: string) => s.replace(/\*\*/g, '').replace(/\s+/g, ' ');
 
 describe('findings registry', () => {
-  it('has the seven findings of MAGIC-RECIPE.md, entropy-control, magic-vs-grpo and rejection, with unique ids', () => {
+  it('has the seven findings of MAGIC-RECIPE.md, entropy-control, magic-vs-grpo, rejection and coverage, with unique ids', () => {
     const ids = FINDINGS.map((f) => f.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toEqual(['collapse-hurts', 'temperature', 'off-policy', 'entropy-coef', 'kl', 'multi-stage', 'clip-high', 'entropy-control', 'magic-vs-grpo', 'rejection']);
+    expect(ids).toEqual(['collapse-hurts', 'temperature', 'off-policy', 'entropy-coef', 'kl', 'multi-stage', 'clip-high', 'entropy-control', 'magic-vs-grpo', 'rejection', 'coverage']);
     FINDINGS.slice(0, 7).forEach((f, i) => expect(f.claim.startsWith(`${i + 1}. `)).toBe(true));
   });
 
@@ -44,7 +44,7 @@ describe('findings registry', () => {
       expect(f.rule, f.id).toMatch(/not testable here/);
       expect(f.rule, f.id).toContain(String(COLLAPSE_STEPS));
     }
-    expect(FINDINGS.filter((f) => f.premises?.length).map((f) => f.id)).toEqual(['entropy-coef', 'entropy-control', 'magic-vs-grpo']);
+    expect(FINDINGS.filter((f) => f.premises?.length).map((f) => f.id)).toEqual(['entropy-coef', 'entropy-control', 'magic-vs-grpo', 'coverage']);
   });
 
   // "These presets differ only in field X" is declared on every paired comparison and holds for the shipped presets.

@@ -94,5 +94,6 @@ export const COVERAGE_FINDING: Finding = {
     `interval: (a) unbiased pass@1, (b) pass@${COVERAGE_MID_K}, (c) pass@k at the largest k = n, (d) of the test problems the base solved in none of its n samples ` +
     'at τ = 1.0, the share solved at least once in n. Each check: reproduced when its interval lies above 0, contradicted when below 0, inconclusive ' +
     'otherwise. With the premise shown: reproduced when all four checks are reproduced; contradicted when all four are contradicted (the same ' +
-    'agreement); inconclusive otherwise — each metric\'s own direction and interval is reported either way.',
+    'agreement); inconclusive otherwise — each metric\'s own direction and interval is reported either way. ' +
+    `Regime (src/sweep/coverage.ts): config ${JSON.stringify(COVERAGE_REGIME.config)} over each preset, n = ${COVERAGE_REGIME.evalK} samples per test problem — ${COVERAGE_REGIME.note}.`,
 };

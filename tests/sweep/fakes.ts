@@ -117,6 +117,8 @@ export interface FakeEvalOptions {
   /** Throw on this call number (1-based), once. */
   failOnCall?: number;
   calls?: string[][];
+  /** Write a coverage report where --json says (per-problem counts drawn from the checkpoint and seed), as `eval --json` does. */
+  coverage?: boolean;
 }
 
 export function fakeEval(o: FakeEvalOptions = {}): EvalFn {
@@ -138,6 +140,14 @@ export function fakeEval(o: FakeEvalOptions = {}): EvalFn {
       rec[`val/maj@${k}/t${tl}`] = rec[`val/avg@${k}/t${tl}`];
       rec[`val/response_length/mean/t${tl}`] = 12;
       rec[`val/response_length/clip_ratio/t${tl}`] = 0.02;
+    }
+    if (o.coverage && f.json) {
+      const temperatures: Record<string, { problems: { id: string; n: number; correct: number }[] }> = {};
+      for (const t of f.temperatures.split(',').map(Number)) {
+        const tl = Number.isInteger(t) ? t.toFixed(1) : String(t);
+        temperatures[tl] = { problems: Array.from({ length: Number(f.problems) }, (_, i) => ({ id: `sort:${i}`, n: k, correct: Math.floor(u(h, Number(f.seed), t * 10, i) * (k + 1)) })) };
+      }
+      writeFileSync(f.json, JSON.stringify({ schema: 'magic-lab-eval/1', temperatures }));
     }
     log(`fake eval of ${f.checkpoint}`);
     return rec;

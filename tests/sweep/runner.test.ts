@@ -63,13 +63,29 @@ describe('sweep runner (fake train and eval)', () => {
     expect(evalCalls.length).toBe(9);
     expect(evalCalls.filter((a) => a[1].endsWith('.mlck') && a[1].includes('start-evals')).length).toBe(3);
     const finalOf = evalCalls.find((a) => a[1] === join(out, 'runs', 'grpo-tiny', 'seed-2', 'checkpoint.mlck'))!;
-    expect(finalOf).toEqual(['--checkpoint', finalOf[1], '--problems', '8', '--k', '2', '--temperatures', '1,0.6', '--seed', '2']);
+    // --json: the coverage report beside the evaluation's file (the fake eval writes none: no coverage metrics).
+    expect(finalOf).toEqual(['--checkpoint', finalOf[1], '--json', join(out, 'runs', 'grpo-tiny', 'seed-2', 'eval-final-8x2-s2.coverage.json'), '--problems', '8', '--k', '2', '--temperatures', '1,0.6', '--seed', '2']);
+    expect(s.runs[0].values['final/pass@1/t1.0']).toBeUndefined();
+    expect(Object.keys(s.presets['magic-tiny'].metrics)).not.toContain('final/pass@n/t1.0');
     // The synthetic start checkpoint is removed after its evaluation; the result stays.
     expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/magic-tiny \| 1 \| 4 \| \d+\.\d ± \d+\.\d/);
     expect(s.runs[0].values['start/avg/t1.0']).toBe(s.runs[3].values['start/avg/t1.0']); // same seed, same start
     expect(lines.some((l) => /^\[sweep 6\/6\] grpo-tiny seed 3: 4 steps; avg@2 on 8 problems: τ=1.0 .*% \(SE .*\) → .*gain/.test(l))).toBe(true);
     expect(existsSync(join(out, 'charts', 'actor-entropy.svg'))).toBe(true);
     expect(existsSync(join(out, 'charts', 'val-avg-2-t1.0.svg'))).toBe(true);
+  });
+
+  it('with coverage reports (eval --json), runs and summaries carry the coverage metrics, kept gzipped', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'sweep-coverage-'));
+    const s = await sweep(args(out), () => {}, { train: fakeTrain(), evaluate: fakeEval({ coverage: true }) });
+    const dir = join(out, 'runs', 'grpo-tiny', 'seed-2');
+    expect(existsSync(join(dir, 'eval-final-8x2-s2.coverage.json.gz'))).toBe(true);
+    for (const r of s.runs) {
+      for (const id of ['start/pass@1/t1.0', 'final/pass@1/t1.0', 'final/pass@n/t0.6']) expect(r.values[id], id).toBeGreaterThanOrEqual(0);
+      expect(r.values['final/pass@16/t1.0']).toBeNaN(); // k = 2 < 16
+    }
+    expect(s.presets['magic-tiny'].metrics['final/pass@n/t1.0'].n).toBe(3);
+    expect(s.pairs[0].metrics['final/pass@1/t1.0'].n).toBe(3);
   });
 
   it('a sweep killed mid-run and mid-evaluation, then continued, writes the same summary.json as one never stopped', async () => {
@@ -233,7 +249,7 @@ describe('sweep runner (fake train and eval)', () => {
     const text = readFileSync(repl, 'utf8');
     expect(text).toContain('kept as they were: [recipe-v0](reports/recipe-v0/REPLICATION.md)');
     expect(text).toMatch(/\| \[MAGIC vs vanilla GRPO \(a comparison of recipes\)\]\(#magic-vs-grpo\) \| not testable here \| 3 \| 4 steps \|/);
-    expect(text.match(/not run yet/gi)!.length).toBe(8 * 2);
+    expect(text.match(/not run yet/gi)!.length).toBe(9 * 2);
     expect(text).toContain('Its central lesson: premature entropy collapse hurts');
     expect(text).toContain('](reports/magic-vs-grpo/report.md)');
   });

@@ -111,3 +111,20 @@ describe('eval --json: the coverage report', () => {
     expect(r.err).toMatch(/--json: the folder of .* does not exist/);
   });
 });
+
+describe('the shipped solvability file of the small base', () => {
+  it('matches the shipped base-small checkpoint and the small rung\'s test set (magic preset, seed 1), problem by problem', async () => {
+    const { getPreset, buildRunDataset } = await import('../../src/rl/config');
+    const { solvabilityClasses } = await import('../../src/rl/eval-report');
+    const { crc32Label } = await import('../../src/model/checkpoint');
+    const file = JSON.parse(readFileSync('public/checkpoints/base-small.solvability.json', 'utf8')) as SolvabilityFile;
+    expect(file.checkpoint.crc).toBe(crc32Label(new Uint8Array(readFileSync('public/checkpoints/base-small.mlck'))));
+    const cfg = getPreset('magic', 'small');
+    const test = buildRunDataset(cfg).test;
+    expect(file.problems).toHaveLength(test.length);
+    const classes = solvabilityClasses(file, { seed: cfg.seed, families: [...cfg.data.families], difficulty: cfg.data.difficulty, testSize: cfg.data.testSize }, test);
+    expect(classes).toEqual(file.problems.map((p) => p.class));
+    expect(file.sampling).toMatchObject({ n: 64, temperature: 1 });
+    for (const p of file.problems) expect(p.class).toBe(p.correct === 0 ? 'unsolved' : p.correct <= 8 ? 'rare' : 'often');
+  });
+});

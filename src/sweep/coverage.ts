@@ -7,8 +7,9 @@
  */
 import type { RunConfigInput } from '../rl/config';
 import type { Finding, FindingRegime } from './finding-types';
-import { COVERAGE_MID_K } from './run-metrics';
-import type { Verdict } from './stats';
+import { coverageSplit, type PassAtKCurve } from '../rl/coverage';
+import { COVERAGE_MID_K, TEMPERATURES, type CoverageProblems } from './run-metrics';
+import { tInterval, type Verdict } from './stats';
 
 /**
  * The coverage finding's regime. Placeholder-free and valid as shipped, but NOT yet chosen by a
@@ -97,3 +98,55 @@ export const COVERAGE_FINDING: Finding = {
     'agreement); inconclusive otherwise — each metric\'s own direction and interval is reported either way. ' +
     `Regime (src/sweep/coverage.ts): config ${JSON.stringify(COVERAGE_REGIME.config)} over each preset, n = ${COVERAGE_REGIME.evalK} samples per test problem — ${COVERAGE_REGIME.note}.`,
 };
+
+// ---------------------------------------------------------------------------------------------
+// The summary's coverage curves
+
+/** A curve over seeds: per k ("1", "2", …) the mean over seeds and its Student-t 95% interval. */
+export type CurveBandByK = Record<string, { n: number; mean: number; lower: number; upper: number }>;
+
+export interface PresetCoverage {
+  /** Per evaluation (start = the base's reference curve, final) and temperature label: the curve overall and per family. */
+  start: Record<string, { all: CurveBandByK; families: Record<string, CurveBandByK> }>;
+  final: Record<string, { all: CurveBandByK; families: Record<string, CurveBandByK> }>;
+}
+
+interface RunCoverageInput {
+  preset: string;
+  coverage?: { start: CoverageProblems | null; final: CoverageProblems };
+}
+
+/**
+ * Per preset, the mean pass@k curve over its seeds (k = 1, 2, 4, … n) of the start weights and the
+ * final checkpoint, overall and per task family (a problem's family is its identity's prefix);
+ * null when no run has a coverage report (summaries of older sweeps stay as they were).
+ */
+export function coverageCurves(presets: readonly string[], runs: readonly RunCoverageInput[]): Record<string, PresetCoverage> | null {
+  if (!runs.some((r) => r.coverage)) return null;
+  const band = (curves: PassAtKCurve[]): CurveBandByK => {
+    const out: CurveBandByK = {};
+    const ks = [...new Set(curves.flatMap((c) => Object.keys(c)))].sort((a, b) => Number(a) - Number(b));
+    for (const k of ks) {
+      const iv = tInterval(curves.map((c) => c[k] ?? NaN));
+      out[k] = { n: iv.n, mean: iv.mean, lower: iv.lower, upper: iv.upper };
+    }
+    return out;
+  };
+  const rowsOf = (rows: CoverageProblems[string]) => rows.map((r) => ({ family: r.id.slice(0, r.id.indexOf(':')), difficulty: 0, n: r.n, correct: r.correct }));
+  const out: Record<string, PresetCoverage> = {};
+  for (const p of presets) {
+    const rs = runs.filter((r) => r.preset === p && r.coverage);
+    const pc: PresetCoverage = { start: {}, final: {} };
+    for (const which of ['start', 'final'] as const) {
+      const evals = rs.map((r) => r.coverage![which]).filter((c): c is CoverageProblems => c !== null);
+      for (const t of TEMPERATURES) {
+        const splits = evals.filter((c) => c[t]?.length).map((c) => coverageSplit(rowsOf(c[t])));
+        if (!splits.length) continue;
+        const families = [...new Set(splits.flatMap((s) => Object.keys(s.families)))].sort();
+        pc[which][t] = { all: band(splits.map((s) => s['pass@k'])), families: Object.fromEntries(families.map((f) => [f, band(splits.map((s) => s.families[f]?.['pass@k'] ?? {}))])) };
+      }
+    }
+    out[p] = pc;
+  }
+  return out;
+}

@@ -6,7 +6,7 @@
  * give the same summary.json, byte for byte, however the sweep was interrupted.
  */
 import type { RunConfig } from '../rl/config';
-import { sweepHasRegime } from './coverage';
+import { coverageCurves, sweepHasRegime, type PresetCoverage } from './coverage';
 import { evaluateFinding, FINDINGS, type FindingResult } from './findings';
 import {
   computeRunMetrics,
@@ -93,6 +93,8 @@ export interface Summary {
   curves: Record<string, Record<string, CurveBand>>;
   /** Registered findings whose presets all ran in this sweep. */
   findings: FindingResult[];
+  /** Per preset, the mean pass@k curves (start = the base, final) overall and per family; only when the runs wrote coverage reports. */
+  coverage?: Record<string, PresetCoverage>;
 }
 
 export const METHODS: Record<string, string> = {
@@ -271,6 +273,7 @@ export function buildSummary(input: SummaryInput): Summary {
     evaluateFinding(f, { runs: byPreset, entropyTarget: targets }),
   );
 
+  const coverage = coverageCurves(input.presets, runs);
   return {
     schema: SUMMARY_SCHEMA,
     complete: runs.length === input.planned,
@@ -282,6 +285,7 @@ export function buildSummary(input: SummaryInput): Summary {
     pairs,
     curves,
     findings,
+    ...(coverage ? { coverage } : {}),
   };
 }
 

@@ -67,6 +67,7 @@ describe('sweep runner (fake train and eval)', () => {
     expect(finalOf).toEqual(['--checkpoint', finalOf[1], '--json', join(out, 'runs', 'grpo-tiny', 'seed-2', 'eval-final-8x2-s2.coverage.json'), '--problems', '8', '--k', '2', '--temperatures', '1,0.6', '--seed', '2']);
     expect(s.runs[0].values['final/pass@1/t1.0']).toBeUndefined();
     expect(Object.keys(s.presets['magic-tiny'].metrics)).not.toContain('final/pass@n/t1.0');
+    expect('coverage' in s).toBe(false);
     // The synthetic start checkpoint is removed after its evaluation; the result stays.
     expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/magic-tiny \| 1 \| 4 \| \d+\.\d ± \d+\.\d/);
     expect(s.runs[0].values['start/avg/t1.0']).toBe(s.runs[3].values['start/avg/t1.0']); // same seed, same start
@@ -86,6 +87,14 @@ describe('sweep runner (fake train and eval)', () => {
     }
     expect(s.presets['magic-tiny'].metrics['final/pass@n/t1.0'].n).toBe(3);
     expect(s.pairs[0].metrics['final/pass@1/t1.0'].n).toBe(3);
+    // The summary's mean curves per preset (start = the base's reference), overall and per family.
+    const c = s.coverage!['magic-tiny'];
+    expect(Object.keys(c.final['1.0'].all)).toEqual(['1', '2']);
+    expect(Object.keys(c.final['1.0'].families)).toEqual(['sort']);
+    expect(c.start['0.6'].all['2'].n).toBe(3);
+    const runs = s.runs.filter((r) => r.preset === 'magic-tiny');
+    expect(c.final['1.0'].all['1'].mean).toBeCloseTo(runs.reduce((a, r) => a + r.values['final/pass@1/t1.0'], 0) / runs.length, 12);
+    expect(c.final['0.6'].all['2'].mean).toBeCloseTo(runs.reduce((a, r) => a + r.values['final/pass@n/t0.6'], 0) / runs.length, 12);
   });
 
   it('a sweep killed mid-run and mid-evaluation, then continued, writes the same summary.json as one never stopped', async () => {

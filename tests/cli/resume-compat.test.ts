@@ -28,7 +28,15 @@ describe('resume across versions', () => {
     const got = records(join(dir, 'metrics.jsonl'));
     const want = records(join(FIXTURE, 'expected-metrics.jsonl'));
     expect(got.filter((x) => x.type === 'step').map((x) => x.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(got).toEqual(want);
+    // Evaluations now also log the coverage curve (pass@1 … pass@k, and per family): keys the old code did not write, beside
+    // every key it did, unchanged. pass@1 is avg@k by definition.
+    const coverageKey = /^val\/([a-z]+\/)?pass@\d+\/t/;
+    const added = got.map((g, i) => Object.keys(g).filter((k) => !(k in (want[i] ?? {}))));
+    for (const keys of added) for (const k of keys) expect(k).toMatch(coverageKey);
+    const fresh = got.filter((_, i) => added[i].length);
+    expect(fresh.length).toBeGreaterThan(0);
+    for (const g of fresh) expect(g['val/pass@1/t1.0']).toBeCloseTo(g['val/avg@2/t1.0'] as number, 12);
+    expect(got.map((g, i) => Object.fromEntries(Object.entries(g).filter(([k]) => !added[i].includes(k))))).toEqual(want);
     expect(readFileSync(join(dir, 'samples.jsonl'), 'utf8')).toBe(readFileSync(join(FIXTURE, 'expected-samples.jsonl'), 'utf8'));
   });
 });

@@ -36,3 +36,15 @@ describe('data.testDifficulty', () => {
     expect(DEFAULT_RUN_CONFIG.data.testDifficulty).toBeUndefined();
   });
 });
+
+describe('the coverage regime\'s knobs at the small rung', () => {
+  it('filter off, a held-out split two levels up and a third stage (800 steps in all) make a valid config', () => {
+    const small = getPreset('magic', 'small');
+    const last = small.stages[small.stages.length - 1];
+    const cfg = validateRunConfig({ data: { offlineFilter: { enabled: false }, testDifficulty: small.data.difficulty + 2 }, stages: [...small.stages, { maxResponseLength: last.maxResponseLength, steps: 400 }] }, small);
+    expect(cfg.stages).toHaveLength(3);
+    expect(cfg.stages.reduce((a, s) => a + (s.steps ?? 0), 0)).toBe(800);
+    expect(cfg.data.testDifficulty).toBe(5);
+    expect(cfg.data.offlineFilter.enabled).toBe(false);
+  });
+});

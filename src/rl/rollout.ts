@@ -6,7 +6,8 @@
 import type { PolicyEngine } from '../model/engine';
 import { decode, encodePrompt, EOS_ID, FAMILIES, PAD_ID, splitResponse, type Problem } from '../tasks';
 import { hash32 } from '../util/rng';
-import { evalMetrics, type EvalSample } from './metrics';
+import { batchEntropy } from './entropy';
+import { evalEntropyKey, evalMetrics, type EvalSample } from './metrics';
 import { checkFiniteSamples } from './divergence';
 import type { PhaseTimer } from './phase-timer';
 
@@ -93,7 +94,7 @@ export interface EvalOptions {
   seed: number;
 }
 
-/** Held-out evaluation: per temperature val/avg@k, val/pass@k, val/maj@k, response length and truncation rate. */
+/** Held-out evaluation: per temperature val/avg@k, val/pass@k, val/maj@k, response length, truncation rate and mean entropy (val/entropy/t…). */
 export async function evaluatePolicy(policy: PolicyEngine, problems: readonly Problem[], o: EvalOptions): Promise<Record<string, number>> {
   const record: Record<string, number> = {};
   const indices = problems.flatMap((_, i) => new Array<number>(o.k).fill(i));
@@ -106,6 +107,8 @@ export async function evaluatePolicy(policy: PolicyEngine, problems: readonly Pr
       perProblem[r.problem].push({ answer: split.closed && !r.truncated ? split.answer : null, correct: r.reward > 0, length: r.response.length, truncated: r.truncated });
     }
     Object.assign(record, evalMetrics(perProblem, o.k, t));
+    // The token-mean entropy of the distribution sampled at t (the samples' own H_t, no extra forward).
+    record[evalEntropyKey(t)] = batchEntropy(rolls).exact;
   }
   return record;
 }

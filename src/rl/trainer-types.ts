@@ -15,7 +15,7 @@ export type StepRecord = StepMetrics & Partial<Record<TimingKey, number>> & {
   time_ms: number;
 };
 
-/** One evaluation: `val/avg@k/t1.0`, `val/pass@k/t0.6`, `val/maj@k/…`, `val/response_length/mean/t…`, … */
+/** One evaluation: `val/avg@k/t1.0`, `val/pass@k/t0.6`, `val/maj@k/…`, `val/response_length/mean/t…`, `val/entropy/t…`, … */
 export type EvalRecord = { step: number } & Record<string, number>;
 
 /** One sampled completion, kept for the rollout viewer and samples.jsonl (bounded per step). */

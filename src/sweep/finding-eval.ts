@@ -121,12 +121,12 @@ function evaluateMeasuredPremise(p: Extract<Premise, { kind: 'measured' }>, data
   const head = `${measured} of ${n} runs of ${p.presets.join(', ')} have ${def.label} (${p.metric})`;
   if (holds) return { premise: p, n, measured, holds, evidence: head };
   const lacking = per.filter((x) => x.have < x.n || x.n === 0).map((x) => (x.n === 0 ? `${x.preset} has no runs` : `${x.preset} ${x.have} of ${x.n}`));
-  return { premise: p, n, measured, holds, evidence: `${head}: ${lacking.join(', ')}; without it every run's value is not on one scale, so this is not testable here from these runs` };
+  return { premise: p, n, measured, holds, evidence: `${head} (lacking: ${lacking.join(', ')}); a check over them would drop those runs or put another measurement in its place, so it is not testable here from these runs` };
 }
 
 /** The interval's direction in words: which arm is higher, which side of the level, which sign. */
 function readsOf(c: Check, lower: number, upper: number, margin?: number): string {
-  if (!Number.isFinite(lower) || !Number.isFinite(upper)) return 'no interval (too few runs)';
+  if (!Number.isFinite(lower) || !Number.isFinite(upper)) return 'no interval (too few runs with both values)';
   const spans = 'no direction: the interval spans 0';
   switch (c.kind) {
     case 'paired':
@@ -212,7 +212,7 @@ export function evaluateCheck(c: Check, data: FindingData): CheckResult {
         const r = withinCorrelationInterval(groups);
         return {
           check: c,
-          describe: `Pearson r(${metricDef(c.x).label}, ${metricDef(c.y).label}) within presets (each preset's runs centred on its own means) over ${r.n} runs in ${r.groups} of ${c.presets.join(', ')} (Fisher-z 95%, n − presets − 2 degrees of freedom); ${paper}`,
+          describe: `Pearson r(${metricDef(c.x).label}, ${metricDef(c.y).label}) within presets (each preset's runs centred on its own means) over ${r.n} runs of ${c.presets.join(', ')} (${r.groups} presets with 2 or more; Fisher-z 95% on n − presets − 2 degrees of freedom); ${paper}`,
           n: r.n,
           estimate: r.r,
           lower: r.lower,

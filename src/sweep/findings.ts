@@ -50,6 +50,7 @@ export const FINDINGS: readonly Finding[] = [
         says: 'within a preset, runs whose entropy at τ = 1.0 stays higher (collapses slower) end more accurate',
       },
     ],
+    shows: ['entropy/mean'],
     rule:
       'Premise: every run of magic, grpo, temp-0.6, off-policy-nsgd4 and const-entropy-small measured its entropy at τ = 1.0 — the mean of ' +
       'val/entropy/t1.0, the token-mean entropy of the policy at τ = 1.0 on its own samples of the held-out problems, over its in-run ' +

@@ -192,6 +192,22 @@ export function findingReportSlots(reportsDir: string, f: Pick<Finding, 'id' | '
   return slots.length ? slots : [reportSlot(f, REPLICATION_RUNG)];
 }
 
+/**
+ * Findings whose place in REPLICATION.md is kept while they are being added: listed as "runs pending"
+ * until the registry (findings.ts) has a finding of that id, which then takes the place as any
+ * other (its report, or "not run yet").
+ */
+export const PENDING_FINDINGS: readonly { id: string; title: string; presets: string[]; what: string }[] = [
+  {
+    id: 'coverage',
+    title: 'Coverage: does holding entropy keep the problems a policy can solve?',
+    presets: ['magic', 'entropy-off'],
+    what:
+      'magic against its no-control twin entropy-off on coverage — paired held-out differences in pass@1, pass@16 and pass@k at the ' +
+      'largest k, and the share of the base-unsolved test problems solved, over seeds 101–105 — in a regime where exploration can pay',
+  },
+];
+
 /** REPLICATION.md from each finding's reports (findingReportSlots), in registry order; "not run yet" where there is none. */
 export function replicationMarkdown(reportsDir: string, outFile: string): string {
   const L: string[] = [];
@@ -216,7 +232,7 @@ export function replicationMarkdown(reportsDir: string, outFile: string): string
     : [];
   if (earlier.length) {
     const links = earlier.map((d) => `[${d}](${relative(dirname(outFile), join(reportsDir, d, 'REPLICATION.md'))})`).join(', ');
-    L.push(`Findings measured under earlier defaults of the presets, kept as they were: ${links} (each folder's README says what differed).`, '');
+    L.push(`Findings measured under earlier defaults of the presets, or decided by earlier rules, kept as they were: ${links} (each folder's README says what differed).`, '');
   }
   const rows: string[] = ['| finding | verdict | seeds | schedule |', '| --- | --- | --- | --- |'];
   const sections: string[] = [];
@@ -250,6 +266,12 @@ export function replicationMarkdown(reportsDir: string, outFile: string): string
     sections.push(...measuredTable(r), '');
     const shown = mainCharts(r);
     if (shown.length) sections.push(...shown.map((c) => `![${c}](${rel(c)})`), '');
+  }
+  for (const p of PENDING_FINDINGS.filter((x) => !FINDINGS.some((f) => f.id === x.id))) {
+    const anchor = referenceNameAt(p.id, REPLICATION_RUNG);
+    rows.push(`| [${p.title}](#${anchor}) | runs pending | – | – |`);
+    sections.push(`<a id="${anchor}"></a>`, `## ${p.title}`, '', `Presets: ${p.presets.map((x) => `\`${x}\``).join(', ')}.`, '');
+    sections.push(`**${p.id}: runs pending.** Being added: ${p.what}. Its verdict appears here once \`magic-lab ablate ${p.id} --rung ${REPLICATION_RUNG}\` has written its report.`, '');
   }
   L.push(...rows, '', ...deviationsMarkdown(), ...sections);
   return L.join('\n');

@@ -108,7 +108,7 @@ describe('2. collapse-hurts: one temperature, or not testable here', () => {
     const res = evaluateFinding(f, data(runs));
     expect(res.verdict).toBe('not-testable');
     expect(res.premises![0].holds).toBe(false);
-    expect(res.premises![0].evidence).toMatch(/^20 of 25 runs of magic, grpo, temp-0\.6, off-policy-nsgd4, const-entropy-small have held-out entropy τ = 1\.0, whole run \(entropy\/held_out\/t1\.0\): temp-0\.6 0 of 5;/);
+    expect(res.premises![0].evidence).toMatch(/^20 of 25 runs of magic, grpo, temp-0\.6, off-policy-nsgd4, const-entropy-small have held-out entropy τ = 1\.0, whole run \(entropy\/held_out\/t1\.0\) \(lacking: temp-0\.6 0 of 5\);/);
     expect(res.because).toMatch(/^not testable here: a premise is not shown/);
   });
 
@@ -223,5 +223,27 @@ describe('4. two checks: contradicted needs the same agreement as reproduced; ea
     const res = evaluateFinding(ch, data({ 'off-policy-nsgd4': at(0.11, 0), 'clip-high-0.25': at(0.1, 0.0005), 'clip-high-0.28': at(0.1, 0.01) }));
     expect(res.checks.map((c) => c.verdict)).toEqual(['contradicted', 'inconclusive']);
     expect(res.verdict).toBe('inconclusive');
+  });
+});
+
+describe('REPLICATION.md keeps a place for a finding being added', () => {
+  it('lists a pending finding as "runs pending" until the registry has it', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { PENDING_FINDINGS, replicationMarkdown } = await import('../../src/sweep/report');
+    const { FINDINGS } = await import('../../src/sweep/findings');
+    const dir = mkdtempSync(join(tmpdir(), 'pending-'));
+    try {
+      const text = replicationMarkdown(dir, join(dir, 'REPLICATION.md'));
+      for (const p of PENDING_FINDINGS) {
+        const registered = FINDINGS.some((f) => f.id === p.id);
+        expect(text.includes(`| [${p.title}](#${p.id}-small) | runs pending |`), p.id).toBe(!registered);
+        if (!registered) expect(text).toContain(`**${p.id}: runs pending.**`);
+      }
+      expect(PENDING_FINDINGS.map((p) => p.id)).toContain('coverage');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

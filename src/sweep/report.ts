@@ -172,7 +172,7 @@ export function readFindingReport(file: string): FindingReport {
 }
 
 /**
- * The rung the current replication runs its findings at (recipe v5: the small rung, where the no-control
+ * The rung the current replication runs its findings at (recipe v5 and REPLICATION.md v6: the small rung, where the no-control
  * twin collapses; the tiny rung's findings are archived in reports/recipe-v4). A finding with no report
  * at any rung is listed here as "not run yet".
  */

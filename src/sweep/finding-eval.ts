@@ -166,8 +166,9 @@ function becauseOf(premises: PremiseResult[], checks: CheckResult[], verdict: Ve
   const failed = premises.filter((p) => !p.holds);
   if (failed.length) return `not testable here: ${failed.length === 1 ? 'a premise is' : `${failed.length} premises are`} not shown (${failed.map((p) => p.premise.says).join('; ')}), so the checks are reported, not judged`;
   if (checks.length === 1) return `its one check: ${checks[0].verdict}`;
-  const each = checks.map((c) => `${checkLabel(c.check)} ${c.verdict}`).join('; ');
-  return `${each} → ${verdict}: reproduced needs all ${checks.length} checks reproduced, contradicted all ${checks.length} contradicted`;
+  const each = checks.map((c) => `${checkLabel(c.check)}: ${c.verdict}`).join('; ');
+  const all = checks.length === 2 ? 'both checks' : `all ${checks.length} checks`;
+  return `${each} → ${verdict} (reproduced needs ${all} reproduced, contradicted ${all} contradicted)`;
 }
 
 export function evaluateCheck(c: Check, data: FindingData): CheckResult {

@@ -191,7 +191,7 @@ describe('4. two checks: contradicted needs the same agreement as reproduced; ea
     expect(res.verdict).toBe('inconclusive');
     expect(res.checks.map((c) => c.reads)).toEqual(['entropy-off higher', 'no direction: the interval spans 0']);
     expect(res.because).toBe(
-      'magic − entropy-off in final avg@k τ = 1.0 contradicted; magic − entropy-off in final pass@k τ = 1.0 inconclusive → inconclusive: reproduced needs all 2 checks reproduced, contradicted all 2 contradicted',
+      'magic − entropy-off in final avg@k τ = 1.0: contradicted; magic − entropy-off in final pass@k τ = 1.0: inconclusive → inconclusive (reproduced needs both checks reproduced, contradicted both checks contradicted)',
     );
     const report: FindingReport = {
       schema: REPORT_SCHEMA,
@@ -208,7 +208,7 @@ describe('4. two checks: contradicted needs the same agreement as reproduced; ea
     const md = findingReportMarkdown(report);
     expect(md).toMatch(/final avg@k τ = 1\.0, paired over 5 seeds \(Student-t 95%\); paper: > 0 → -\d\.\d \[-\d\.\d, -\d\.\d\]%, entropy-off higher → contradicted/);
     expect(md).toMatch(/final pass@k τ = 1\.0, paired over 5 seeds \(Student-t 95%\); paper: > 0 → -\d\.\d \[-\d\.\d, \+\d\.\d\]%, no direction: the interval spans 0 → inconclusive/);
-    expect(md).toContain('Combined: magic − entropy-off in final avg@k τ = 1.0 contradicted;');
+    expect(md).toContain('Combined: magic − entropy-off in final avg@k τ = 1.0: contradicted;');
   });
 
   it('both contradicted: contradicted', () => {

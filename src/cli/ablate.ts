@@ -101,7 +101,8 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   writeFileSync(join(out, 'report.md'), findingReportMarkdown(report));
   log(`${finding.id}: ${report.result.verdict}`);
   for (const p of report.result.premises ?? []) log(`  premise ${p.holds ? 'shown' : 'NOT shown'}: ${p.evidence}`);
-  for (const c of report.result.checks) log(`  ${c.describe}: ${c.estimate.toFixed(4)} [${c.lower.toFixed(4)}, ${c.upper.toFixed(4)}] → ${c.verdict}`);
+  for (const c of report.result.checks) log(`  ${c.describe}: ${c.estimate.toFixed(4)} [${c.lower.toFixed(4)}, ${c.upper.toFixed(4)}], ${c.reads} → ${c.verdict}`);
+  log(`  combined: ${report.result.because}`);
   log(`report: ${join(out, 'report.md')}`);
   if (flags.reference) {
     const dir = String(flags['reference-dir'] ?? DEFAULT_REFERENCE_DIR);

@@ -72,6 +72,16 @@ export function evalLengthKey(which: 'mean' | 'clip_ratio', temperature: number)
   return `val/response_length/${which}/t${formatTemperature(temperature)}`;
 }
 
+/**
+ * Eval entropy key, 'val/entropy/t1.0': the exact mean entropy H_t of the policy's next-token
+ * distribution at that temperature over every response token of the evaluation's samples (token
+ * mean, as actor/entropy). Logged at each eval temperature, so runs whose rollouts sample at another
+ * temperature (temp-0.6) still have their entropy at τ = 1.0, on one scale with every other run.
+ */
+export function evalEntropyKey(temperature: number): string {
+  return `val/entropy/t${formatTemperature(temperature)}`;
+}
+
 export type BatchMetricKey =
   | 'critic/score/mean'
   | 'response_length/mean'

@@ -6,7 +6,8 @@
 import type { PolicyEngine } from '../model/engine';
 import { decode, encodePrompt, EOS_ID, FAMILIES, PAD_ID, splitResponse, type Problem } from '../tasks';
 import { hash32 } from '../util/rng';
-import { evalMetrics, type EvalSample } from './metrics';
+import { batchEntropy } from './entropy';
+import { evalEntropyKey, evalMetrics, type EvalSample } from './metrics';
 import { checkFiniteSamples } from './divergence';
 import type { PhaseTimer } from './phase-timer';
 
@@ -102,7 +103,7 @@ export interface EvalProblemResult {
 }
 
 export interface DetailedEval {
-  /** The record evaluatePolicy returns (val/avg@k/t…, val/pass@k/t…, …), unchanged. */
+  /** The record evaluatePolicy returns (val/avg@k/t…, val/pass@k/t…, val/entropy/t…, …), unchanged. */
   record: Record<string, number>;
   /** Per temperature (in the order asked), one row per problem, in the problems' order. */
   problems: EvalProblemResult[][];
@@ -123,11 +124,13 @@ export async function evaluatePolicyDetailed(policy: PolicyEngine, problems: rea
     }
     Object.assign(record, evalMetrics(perProblem, o.k, t));
     perTemperature.push(perProblem.map((p, index) => ({ index, correct: p.filter((s) => s.correct).length, n: p.length })));
+    // The token-mean entropy of the distribution sampled at t (the samples' own H_t, no extra forward).
+    record[evalEntropyKey(t)] = batchEntropy(rolls).exact;
   }
   return { record, problems: perTemperature };
 }
 
-/** Held-out evaluation: per temperature val/avg@k, val/pass@k, val/maj@k, response length and truncation rate. */
+/** Held-out evaluation: per temperature val/avg@k, val/pass@k, val/maj@k, response length, truncation rate and mean entropy (val/entropy/t…). */
 export async function evaluatePolicy(policy: PolicyEngine, problems: readonly Problem[], o: EvalOptions): Promise<Record<string, number>> {
   return (await evaluatePolicyDetailed(policy, problems, o)).record;
 }

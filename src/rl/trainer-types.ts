@@ -16,7 +16,7 @@ export type StepRecord = StepMetrics & Partial<Record<TimingKey, number>> & {
 };
 
 /**
- * One evaluation: `val/avg@k/t1.0`, `val/pass@k/t0.6`, `val/maj@k/…`, `val/response_length/mean/t…`, …, and the
+ * One evaluation: `val/avg@k/t1.0`, `val/pass@k/t0.6`, `val/maj@k/…`, `val/response_length/mean/t…`, `val/entropy/t…`, …, and the
  * coverage curve: `val/pass@1/t1.0`, `val/pass@2/t1.0`, … up to k, and per family `val/<family>/pass@k/t1.0` (coverage.ts).
  */
 export type EvalRecord = { step: number } & Record<string, number>;

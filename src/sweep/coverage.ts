@@ -9,7 +9,7 @@ import type { RunConfigInput } from '../rl/config';
 import type { Finding, FindingRegime } from './finding-types';
 import { coverageSplit, type PassAtKCurve } from '../rl/coverage';
 import { COVERAGE_MID_K, TEMPERATURES, type CoverageProblems } from './run-metrics';
-import { tInterval, type Verdict } from './stats';
+import { tInterval } from './stats';
 
 /**
  * The coverage finding's regime. Placeholder-free and valid as shipped, but NOT yet chosen by a
@@ -27,17 +27,6 @@ export const COVERAGE_REGIME: FindingRegime = {
 /** The metrics the finding's checks compare, at τ = 1.0 (run-metrics.ts COVERAGE_METRICS). */
 export const COVERAGE_CHECK_METRICS = ['final/pass@1/t1.0', `final/pass@${COVERAGE_MID_K}/t1.0`, 'final/pass@n/t1.0', 'final/base_unsolved_solved/t1.0'] as const;
 
-/**
- * The symmetric combination: reproduced when every check is, contradicted only when every check
- * is (the same agreement either way), inconclusive otherwise; not-testable when any check is.
- */
-export function agreeingVerdict(vs: readonly Verdict[]): Verdict {
-  if (vs.length === 0) return 'inconclusive';
-  if (vs.some((v) => v === 'not-testable')) return 'not-testable';
-  if (vs.every((v) => v === 'reproduced')) return 'reproduced';
-  if (vs.every((v) => v === 'contradicted')) return 'contradicted';
-  return 'inconclusive';
-}
 
 /** Whether a sweep ran under a finding's regime: every field the regime sets has its value in the sweep's --config (which may set more). */
 export function sweepHasRegime(regime: FindingRegime, config: RunConfigInput | null): boolean {
@@ -83,7 +72,6 @@ export const COVERAGE_FINDING: Finding = {
     check('final/pass@n/t1.0', 'the controlled run solves more test problems at least once in n samples (pass@k at the largest k)'),
     check('final/base_unsolved_solved/t1.0', 'the controlled run solves more of the problems its base never solved'),
   ],
-  combine: 'symmetric',
   regime: COVERAGE_REGIME,
   rule:
     'entropy-off is magic with the entropy term off and nothing else (loss.entropy, checked before running); both train under the finding\'s regime ' +

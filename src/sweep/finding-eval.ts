@@ -3,7 +3,6 @@
  * can speak, e.g. that a preset's entropy collapses), each check (a paired, equivalence, target
  * or correlation test with its 95% interval) and the verdict (stats.ts). Pure.
  */
-import { agreeingVerdict } from './coverage';
 import type { Check, Finding, Premise } from './finding-types';
 import { COLLAPSE_STEPS, ENTROPY_MEAN_STEPS, metricDef } from './run-metrics';
 import {
@@ -14,6 +13,7 @@ import {
   pairedDifference,
   premiseVerdict,
   tInterval,
+  withinCorrelationInterval,
   type Verdict,
 } from './stats';
 
@@ -38,14 +38,18 @@ export interface CheckResult {
   /** For equivalence checks: the margin in metric units. */
   margin?: number;
   verdict: Verdict;
+  /** The direction the interval shows, in words ("entropy-off higher", "no direction: the interval spans 0"). */
+  reads: string;
 }
 
 export interface PremiseResult {
   premise: Premise;
-  /** Seeds whose collapse is defined (a target and ≥ 10 steps of entropy). */
+  /** 'collapse': seeds whose collapse is defined (a target and ≥ 10 steps of entropy); 'measured': runs of its presets. */
   n: number;
-  /** Of those, the seeds that collapsed. */
-  collapsed: number;
+  /** 'collapse': of those, the seeds that collapsed. */
+  collapsed?: number;
+  /** 'measured': of those, the runs that have the metric. */
+  measured?: number;
   holds: boolean;
   /** The evidence in words, e.g. "grpo collapsed in 0 of 5 seeds …: its lowest 10-step mean 0.185–0.210 never fell below the target 0.1". */
   evidence: string;
@@ -57,6 +61,8 @@ export interface FindingResult {
   premises?: PremiseResult[];
   checks: CheckResult[];
   verdict: Verdict;
+  /** How the checks' verdicts (and premises) combine into `verdict`, in words. */
+  because: string;
 }
 
 function metricOf(data: FindingData, preset: string, metric: string): Map<number, number> {
@@ -76,6 +82,7 @@ const pct = (x: number) => `${+(x * 100).toFixed(1)}%`;
 
 /** What a collapse premise asks for, in words ("≥ 80% of its seeds", "none of its seeds"). */
 export function premiseNeed(p: Premise): string {
+  if (p.kind === 'measured') return 'every run of its presets';
   const parts: string[] = [];
   if (p.atLeast !== undefined) parts.push(`≥ ${pct(p.atLeast)}`);
   if (p.atMost !== undefined) parts.push(p.atMost === 0 ? 'none' : `≤ ${pct(p.atMost)}`);
@@ -83,6 +90,7 @@ export function premiseNeed(p: Premise): string {
 }
 
 export function evaluatePremise(p: Premise, data: FindingData): PremiseResult {
+  if (p.kind === 'measured') return evaluateMeasuredPremise(p, data);
   const target = data.entropyTarget.get(p.preset) ?? NaN;
   const seeds = [...(data.runs.get(p.preset) ?? new Map<number, Record<string, number>>()).values()].filter((v) => Number.isFinite(v['entropy/collapsed']));
   const n = seeds.length;
@@ -101,6 +109,68 @@ export function evaluatePremise(p: Premise, data: FindingData): PremiseResult {
   return { premise: p, n, collapsed, holds, evidence: `${p.preset} collapsed in ${collapsed} of ${n} seeds (${need}): ${how}` };
 }
 
+function evaluateMeasuredPremise(p: Extract<Premise, { kind: 'measured' }>, data: FindingData): PremiseResult {
+  const per = p.presets.map((preset) => {
+    const vals = [...(data.runs.get(preset) ?? new Map<number, Record<string, number>>()).values()].map((v) => v[p.metric]);
+    return { preset, n: vals.length, have: vals.filter((x) => Number.isFinite(x)).length };
+  });
+  const n = per.reduce((a, x) => a + x.n, 0);
+  const measured = per.reduce((a, x) => a + x.have, 0);
+  const holds = n > 0 && measured === n;
+  const def = metricDef(p.metric);
+  const head = `${measured} of ${n} runs of ${p.presets.join(', ')} have ${def.label} (${p.metric})`;
+  if (holds) return { premise: p, n, measured, holds, evidence: head };
+  const lacking = per.filter((x) => x.have < x.n || x.n === 0).map((x) => (x.n === 0 ? `${x.preset} has no runs` : `${x.preset} ${x.have} of ${x.n}`));
+  return { premise: p, n, measured, holds, evidence: `${head} (lacking: ${lacking.join(', ')}); a check over them would drop those runs or put another measurement in its place, so it is not testable here from these runs` };
+}
+
+/** The interval's direction in words: which arm is higher, which side of the level, which sign. */
+function readsOf(c: Check, lower: number, upper: number, margin?: number): string {
+  if (!Number.isFinite(lower) || !Number.isFinite(upper)) return 'no interval (too few runs with both values)';
+  const spans = 'no direction: the interval spans 0';
+  switch (c.kind) {
+    case 'paired':
+      return lower > 0 ? `${c.a} higher` : upper < 0 ? `${c.b} higher` : spans;
+    case 'equivalence':
+      return lower > -c.margin && upper < c.margin
+        ? `within ±${c.margin}`
+        : lower > c.margin
+          ? `${c.a} higher by more than ${c.margin}`
+          : upper < -c.margin
+            ? `${c.b} higher by more than ${c.margin}`
+            : `neither inside nor outside ±${c.margin}`;
+    case 'target': {
+      if (c.direction === 0 && margin !== undefined) return lower > -margin && upper < margin ? `within ±${+margin.toFixed(4)} of the level` : 'not shown within the band';
+      return lower > 0 ? 'above the level' : upper < 0 ? 'below the level' : 'no direction: the interval spans the level';
+    }
+    case 'correlation':
+      return lower > 0 ? 'positive' : upper < 0 ? 'negative' : 'no sign: the interval spans 0';
+  }
+}
+
+/** A check's name in a verdict's explanation: its arms and metric (or r of its two metrics). */
+export function checkLabel(c: Check): string {
+  switch (c.kind) {
+    case 'paired':
+    case 'equivalence':
+      return `${c.a} − ${c.b} in ${metricDef(c.metric).label}`;
+    case 'target':
+      return `${c.preset}: ${metricDef(c.metric).label}`;
+    case 'correlation':
+      return `r(${metricDef(c.x).label}, ${metricDef(c.y).label})${c.within ? ' within presets' : ''}`;
+  }
+}
+
+/** How the verdict follows from the premises and the checks, in a sentence. */
+function becauseOf(premises: PremiseResult[], checks: CheckResult[], verdict: Verdict): string {
+  const failed = premises.filter((p) => !p.holds);
+  if (failed.length) return `not testable here: ${failed.length === 1 ? 'a premise is' : `${failed.length} premises are`} not shown (${failed.map((p) => p.premise.says).join('; ')}), so the checks are reported, not judged`;
+  if (checks.length === 1) return `its one check: ${checks[0].verdict}`;
+  const each = checks.map((c) => `${checkLabel(c.check)}: ${c.verdict}`).join('; ');
+  const all = checks.length === 2 ? 'both checks' : `all ${checks.length} checks`;
+  return `${each} → ${verdict} (reproduced needs ${all} reproduced, contradicted ${all} contradicted)`;
+}
+
 export function evaluateCheck(c: Check, data: FindingData): CheckResult {
   switch (c.kind) {
     case 'paired':
@@ -108,9 +178,9 @@ export function evaluateCheck(c: Check, data: FindingData): CheckResult {
       const d = pairedDifference(metricOf(data, c.a, c.metric), metricOf(data, c.b, c.metric));
       const head = `${c.a} − ${c.b} in ${metricDef(c.metric).label}, paired over ${d.n} seeds (Student-t 95%)`;
       if (c.kind === 'equivalence') {
-        return { check: c, describe: `${head}; paper: within ±${c.margin}`, n: d.n, estimate: d.mean, lower: d.lower, upper: d.upper, margin: c.margin, verdict: equivalenceVerdict(d, c.margin) };
+        return { check: c, describe: `${head}; paper: within ±${c.margin}`, n: d.n, estimate: d.mean, lower: d.lower, upper: d.upper, margin: c.margin, verdict: equivalenceVerdict(d, c.margin), reads: readsOf(c, d.lower, d.upper) };
       }
-      return { check: c, describe: `${head}; paper: ${c.direction > 0 ? '> 0' : '< 0'}`, n: d.n, estimate: d.mean, lower: d.lower, upper: d.upper, verdict: directionalVerdict(c.direction, d) };
+      return { check: c, describe: `${head}; paper: ${c.direction > 0 ? '> 0' : '< 0'}`, n: d.n, estimate: d.mean, lower: d.lower, upper: d.upper, verdict: directionalVerdict(c.direction, d), reads: readsOf(c, d.lower, d.upper) };
     }
     case 'target': {
       const target = data.entropyTarget.get(c.preset) ?? NaN;
@@ -130,9 +200,28 @@ export function evaluateCheck(c: Check, data: FindingData): CheckResult {
         target,
         margin,
         verdict: c.direction === 0 ? (Number.isFinite(margin!) ? equivalenceVerdict(iv, margin!) : 'inconclusive') : directionalVerdict(c.direction, iv),
+        reads: readsOf(c, iv.lower, iv.upper, margin),
       };
     }
     case 'correlation': {
+      const paper = `paper: ${c.direction > 0 ? 'r > 0' : 'r < 0'}`;
+      if (c.within) {
+        const groups = c.presets.map((p) => {
+          const runs = [...(data.runs.get(p) ?? [])].map(([, values]) => values);
+          return { xs: runs.map((v) => v[c.x] ?? NaN), ys: runs.map((v) => v[c.y] ?? NaN) };
+        });
+        const r = withinCorrelationInterval(groups);
+        return {
+          check: c,
+          describe: `Pearson r(${metricDef(c.x).label}, ${metricDef(c.y).label}) within presets (each preset's runs centred on its own means) over ${r.n} runs of ${c.presets.join(', ')} (${r.groups} presets with 2 or more; Fisher-z 95% on n − presets − 2 degrees of freedom); ${paper}`,
+          n: r.n,
+          estimate: r.r,
+          lower: r.lower,
+          upper: r.upper,
+          verdict: directionalVerdict(c.direction, r),
+          reads: readsOf(c, r.lower, r.upper),
+        };
+      }
       const xs: number[] = [];
       const ys: number[] = [];
       for (const p of c.presets) {
@@ -144,12 +233,13 @@ export function evaluateCheck(c: Check, data: FindingData): CheckResult {
       const r = correlationInterval(xs, ys);
       return {
         check: c,
-        describe: `Pearson r(${metricDef(c.x).label}, ${metricDef(c.y).label}) over ${r.n} runs of ${c.presets.join(', ')} (Fisher-z 95%); paper: ${c.direction > 0 ? 'r > 0' : 'r < 0'}`,
+        describe: `Pearson r(${metricDef(c.x).label}, ${metricDef(c.y).label}) over ${r.n} runs of ${c.presets.join(', ')} (Fisher-z 95%); ${paper}`,
         n: r.n,
         estimate: r.r,
         lower: r.lower,
         upper: r.upper,
         verdict: directionalVerdict(c.direction, r),
+        reads: readsOf(c, r.lower, r.upper),
       };
     }
   }
@@ -161,8 +251,9 @@ export function evaluateCheck(c: Check, data: FindingData): CheckResult {
  */
 export function evaluateFinding(f: Finding, data: FindingData): FindingResult {
   const checks = f.checks.map((c) => evaluateCheck(c, data));
-  const combined = f.combine === 'symmetric' ? agreeingVerdict(checks.map((c) => c.verdict)) : combineVerdicts(checks.map((c) => c.verdict));
-  if (!f.premises?.length) return { finding: f.id, checks, verdict: combined };
+  const combined = combineVerdicts(checks.map((c) => c.verdict));
+  if (!f.premises?.length) return { finding: f.id, checks, verdict: combined, because: becauseOf([], checks, combined) };
   const premises = f.premises.map((p) => evaluatePremise(p, data));
-  return { finding: f.id, premises, checks, verdict: premiseVerdict(premises.map((p) => p.holds), combined) };
+  const verdict = premiseVerdict(premises.map((p) => p.holds), combined);
+  return { finding: f.id, premises, checks, verdict, because: becauseOf(premises, checks, verdict) };
 }

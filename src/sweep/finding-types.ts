@@ -28,21 +28,24 @@ export type Check =
    * t interval): sign `direction`, or for direction 0 within ±marginFraction × target.
    */
   | { kind: 'target'; preset: string; metric: string; direction: 1 | -1 | 0; targetFraction?: number; marginFraction?: number; says: string }
-  /** Pearson r between two run metrics over every run of `presets` (Fisher-z interval); the paper says sign `direction`. */
-  | { kind: 'correlation'; presets: string[]; x: string; y: string; direction: 1 | -1; says: string };
+  /**
+   * Pearson r between two run metrics over every run of `presets` (Fisher-z interval); the paper
+   * says sign `direction`. `within`: each preset's runs centred on their own means first (stats.ts
+   * withinCorrelationInterval), so only differences between runs of one preset count, not between
+   * presets' levels.
+   */
+  | { kind: 'correlation'; presets: string[]; x: string; y: string; direction: 1 | -1; says: string; within?: boolean };
 
 /**
- * What a finding's own runs must show before its checks can speak: the share of `preset`'s seeds
- * whose entropy collapses (entropy/collapsed, the criterion of run-metrics.ts) is at least
- * `atLeast` and at most `atMost` (fractions, inclusive).
+ * What a finding's own runs must show before its checks can speak. 'collapse': the share of
+ * `preset`'s seeds whose entropy collapses (entropy/collapsed, the criterion of run-metrics.ts) is
+ * at least `atLeast` and at most `atMost` (fractions, inclusive). 'measured': every run of
+ * `presets` has `metric` (e.g. the entropy at τ = 1.0, which runs evaluated before it was logged
+ * lack), so a check never mixes it with another scale or silently drops a preset.
  */
-export interface Premise {
-  kind: 'collapse';
-  preset: string;
-  atLeast?: number;
-  atMost?: number;
-  says: string;
-}
+export type Premise =
+  | { kind: 'collapse'; preset: string; atLeast?: number; atMost?: number; says: string }
+  | { kind: 'measured'; presets: string[]; metric: string; says: string };
 
 export interface Finding {
   id: string;
@@ -57,13 +60,10 @@ export interface Finding {
   /** When one fails in the runs, the verdict is 'not-testable' (with the evidence). */
   premises?: Premise[];
   checks: Check[];
+  /** More run metrics its reports tabulate, beside those of its checks and premises (what the rule reads too). */
+  shows?: string[];
   /** The decision rule in words (printed by reports): the test, the band, the window, the premise. */
   rule: string;
-  /**
-   * How the checks' verdicts combine: absent = reproduced when all are, contradicted when any is;
-   * 'symmetric' = contradicted, like reproduced, only when all are (coverage.ts agreeingVerdict).
-   */
-  combine?: 'symmetric';
   /**
    * The config and evaluation the finding runs under (FindingRegime): `ablate` uses it
    * under any --config; a sweep whose --config does not set it evaluates the finding not at all.

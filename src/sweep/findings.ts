@@ -8,15 +8,17 @@
  * Verdict of one check (stats.ts): reproduced when the paper's direction holds and the 95%
  * interval excludes 0; contradicted when the opposite holds likewise; inconclusive otherwise.
  * Equivalence checks use a margin instead of 0. A finding with several checks is reproduced when
- * all are, contradicted when any is, inconclusive otherwise. A finding with premises (what its
- * runs must show first, e.g. that the no-control twin's entropy collapses) reads 'not-testable'
- * when one fails, whatever its checks say. Evaluation: finding-eval.ts.
+ * all are, contradicted when all are (the same agreement), inconclusive otherwise; each check's
+ * direction and interval are printed. A finding with premises (what its runs must show first, e.g.
+ * that the no-control twin's entropy collapses, or that every run measured its entropy at τ = 1.0)
+ * reads 'not-testable' when one fails, whatever its checks say. Evaluation: finding-eval.ts.
  */
 import { COVERAGE_FINDING } from './coverage';
 import type { Check, Finding } from './finding-types';
+import { ENTROPY_MEAN_STEPS, HELD_OUT_ENTROPY } from './run-metrics';
 
 export type { Check, Finding, Premise } from './finding-types';
-export { evaluateCheck, evaluateFinding, evaluatePremise, premiseNeed, type CheckResult, type FindingData, type FindingResult, type PremiseResult } from './finding-eval';
+export { checkLabel, evaluateCheck, evaluateFinding, evaluatePremise, premiseNeed, type CheckResult, type FindingData, type FindingResult, type PremiseResult } from './finding-eval';
 
 /** The fields vanilla GRPO changes from magic (presets.ts; the -tiny base has the offline filter off already). */
 const GRPO_FIELDS = ['data.offlineFilter.enabled', 'data.onlineFilter', 'loss.aggregation', 'loss.entropy.mode', 'loss.kl.beta', 'rejection.mode'];
@@ -30,21 +32,35 @@ export const FINDINGS: readonly Finding[] = [
     claim: '1. Faster entropy collapse ↔ worse test performance.',
     source: SOURCE_FINDINGS,
     presets: ['magic', 'grpo', 'temp-0.6', 'off-policy-nsgd4', 'const-entropy-small'],
+    premises: [
+      {
+        kind: 'measured',
+        presets: ['magic', 'grpo', 'temp-0.6', 'off-policy-nsgd4', 'const-entropy-small'],
+        metric: HELD_OUT_ENTROPY,
+        says: 'every run measured its entropy at one temperature, τ = 1.0 (val/entropy/t1.0 in its in-run held-out evaluations)',
+      },
+    ],
     checks: [
       {
         kind: 'correlation',
+        within: true,
         presets: ['magic', 'grpo', 'temp-0.6', 'off-policy-nsgd4', 'const-entropy-small'],
-        x: 'entropy/mean',
+        x: HELD_OUT_ENTROPY,
         y: 'final/avg/t1.0',
         direction: 1,
-        says: 'runs whose entropy stays higher (collapses slower) end more accurate',
+        says: 'within a preset, runs whose entropy at τ = 1.0 stays higher (collapses slower) end more accurate',
       },
     ],
+    shows: ['entropy/mean'],
     rule:
-      'Over every run of magic, grpo, temp-0.6, off-policy-nsgd4 and const-entropy-small (5 presets × N seeds), Pearson r between the whole-run mean of actor/entropy ' +
-      '(lower = faster collapse) and the final precise avg@k at τ = 1.0, with a Fisher-z 95% interval. ' +
-      'Reproduced: r > 0 and the interval excludes 0; contradicted: r < 0 likewise; inconclusive otherwise. ' +
-      'The correlation pools presets, as the paper compares experiments.',
+      'Premise: every run of magic, grpo, temp-0.6, off-policy-nsgd4 and const-entropy-small measured its entropy at τ = 1.0 — the mean of ' +
+      'val/entropy/t1.0, the token-mean entropy of the policy at τ = 1.0 on its own samples of the held-out problems, over its in-run ' +
+      'evaluations after step 0 (lower = faster collapse) — whatever its rollout temperature (temp-0.6\'s actor/entropy is at τ = 0.6, another ' +
+      'scale); otherwise the finding is not testable here and the report says which runs lack it. Check: Pearson r between that entropy ' +
+      'and the final precise avg@k at τ = 1.0 within presets — each preset\'s runs centred on their own means, so differences between ' +
+      'presets (which differ in more than collapse speed) do not count — over every run (5 presets × N seeds), with a Fisher-z 95% ' +
+      'interval on n − 5 − 2 degrees of freedom (a partial correlation given the preset). With the premise shown: reproduced when r > 0 ' +
+      'and the interval excludes 0; contradicted when r < 0 likewise; inconclusive otherwise.',
   },
   {
     id: 'temperature',
@@ -60,7 +76,8 @@ export const FINDINGS: readonly Finding[] = [
     rule:
       'magic and temp-0.6 differ only in rollout.temperature (checked before running). Paired over seeds, magic (τ = 1.0) − temp-0.6: (a) mean actor/entropy over the second half of the run > 0, ' +
       '(b) final precise avg@k at τ = 1.0 > 0. Each check: reproduced when its paired 95% t interval lies above 0, ' +
-      'contradicted when below 0. Reproduced when both are; contradicted when either is; inconclusive otherwise.',
+      'contradicted when below 0. Reproduced when both are; contradicted when both are; inconclusive otherwise. (a) compares each ' +
+      'preset\'s entropy at its own rollout temperature, the distribution it learns from: the claim is about that entropy.',
   },
   {
     id: 'off-policy',
@@ -83,17 +100,21 @@ export const FINDINGS: readonly Finding[] = [
     premises: [{ kind: 'collapse', preset: 'const-entropy-small', atLeast: 0.6, says: 'a small constant coefficient still lets entropy collapse, in most seeds' }],
     checks: [
       { kind: 'target', preset: 'const-entropy-large', metric: 'entropy/second_half', direction: 1, says: 'a large constant coefficient ends above the target' },
-      { kind: 'target', preset: 'magic', metric: 'entropy/min10', direction: 1, targetFraction: 0.9, says: 'adaptive control holds the 10-step mean at or above 0.9 × the target over the whole run' },
+      { kind: 'target', preset: 'magic', metric: 'entropy/min10_after_ramp', direction: 1, targetFraction: 0.9, says: "adaptive control holds the 10-step mean at or above 0.9 × the target once its ramp is over" },
     ],
+    shows: ['entropy/ramp_end', 'entropy/min10'],
     rule:
       'Premise: const-entropy-small collapses — its 10-step mean actor/entropy falls below the entropy target of the preset\'s config and stays ' +
       'below for at least 50 consecutive steps (docs/sweeps.md) — in at least 60% of its seeds (3 of 5); otherwise the finding is not testable ' +
       'here and the report gives the evidence. Checks, per preset over its seeds, by the one-sample 95% Student-t interval: (a) ' +
       'const-entropy-large: mean actor/entropy over the second half of the run (steps > S/2) − the target, above 0; (b) magic: the lowest ' +
-      '10-step mean over the whole run − 0.9 × the target, above 0. (b) is one-sided: the controller only stops entropy from falling below the ' +
-      'target, so sitting above it is by design and no upper band applies; only the lower bound decides (a one-sided test at 2.5%), and it is ' +
-      'contradicted when the whole interval lies below 0. With the premise shown: reproduced when both checks are; contradicted when either ' +
-      'is; inconclusive otherwise.',
+      '10-step mean after the controller\'s ramp window − 0.9 × the target, above 0. The ramp window is read from magic\'s own config: c starts ' +
+      'at c₀ and climbs by Δ a step while entropy is below the target, so it needs ⌈(c_max − c₀)/Δ⌉ steps (with the small rung\'s c₀ = 0, Δ = 0.02 and c_max = 0.5: 25 steps) ' +
+      'from the first step whose entropy fell below the target (the step before the logged actor/entropy_coeff first rises) to reach c_max; ' +
+      'only 10-step means whose ' + ENTROPY_MEAN_STEPS + ' steps all lie after that window count (entropy/ramp_end, entropy/min10_after_ramp). ' +
+      '(b) is one-sided: the controller only stops entropy from falling below the target, so sitting above it is by design and no upper band ' +
+      'applies; only the lower bound decides (a one-sided test at 2.5%), and it is contradicted when the whole interval lies below 0. With ' +
+      'the premise shown: reproduced when both checks are; contradicted when both are; inconclusive otherwise.',
   },
   {
     id: 'kl',
@@ -122,7 +143,7 @@ export const FINDINGS: readonly Finding[] = [
       'magic and single-stage differ only in stages (checked before running). Paired over seeds: (a) equivalence — the 95% t interval of magic − single-stage in final precise avg@k at τ = 1.0 lies ' +
       'inside ±3 points (two one-sided tests at 2.5%; contradicted when it lies entirely outside ±3); (b) cost — single-stage − ' +
       'magic in tokens processed (generated + trained) has its 95% interval above 0. Reproduced when both hold; contradicted ' +
-      'when either is contradicted; inconclusive otherwise.',
+      'when both are contradicted; inconclusive otherwise.',
   },
   {
     id: 'clip-high',
@@ -138,7 +159,7 @@ export const FINDINGS: readonly Finding[] = [
     rule:
       'All three presets are off-policy with N_SGD = 4 and differ only in ε_high (0.2, 0.25, 0.28; loss.epsHigh, checked before running). Paired over seeds, in ' +
       'second-half mean actor/entropy: (a) clip-high-0.25 − off-policy-nsgd4 > 0, (b) clip-high-0.28 − clip-high-0.25 > 0, each ' +
-      'by its 95% t interval. Reproduced when both hold; contradicted when either is contradicted; inconclusive otherwise.',
+      'by its 95% t interval. Reproduced when both hold; contradicted when both are contradicted; inconclusive otherwise.',
   },
   {
     id: 'entropy-control',
@@ -162,7 +183,7 @@ export const FINDINGS: readonly Finding[] = [
       'finding is not testable here and the report gives the evidence. Checks, paired over seeds (same base, data, test set and eval seed), ' +
       'magic − entropy-off at the final checkpoint: (a) precise avg@k at τ = 1.0 above 0, (b) precise pass@k at τ = 1.0 above 0, each by its ' +
       '95% Student-t interval (contradicted when it lies below 0). With the premise shown: reproduced when both checks are; contradicted when ' +
-      'either is; inconclusive otherwise.',
+      'both are (the same agreement); inconclusive otherwise.',
   },
   {
     id: 'magic-vs-grpo',

@@ -61,6 +61,9 @@ export interface MetricDef {
 
 const T = (t: TemperatureLabel) => `τ = ${t}`;
 
+/** The run metric of the entropy at τ = 1.0 on held-out problems (val/entropy/t1.0, mean over in-run evaluations). */
+export const HELD_OUT_ENTROPY = 'entropy/held_out/t1.0';
+
 /** Steps in the moving mean of actor/entropy the collapse criterion reads (single steps dip when few groups survive rejection). */
 export const ENTROPY_MEAN_STEPS = 10;
 
@@ -138,6 +141,24 @@ export const RUN_METRICS: readonly MetricDef[] = [
     unit: 'fraction',
     how: `1 when the ${ENTROPY_MEAN_STEPS}-step mean actor/entropy falls below the target and stays below for at least ${COLLAPSE_STEPS} consecutive steps (COLLAPSE_STEPS), else 0; over seeds: the share that collapsed`,
   },
+  {
+    id: 'entropy/ramp_end',
+    label: "controller's ramp: last step",
+    unit: 'steps',
+    how: "last step of the adaptive controller's ramp window: from the first step whose e_k fell below the target (the step after it logs a higher actor/entropy_coeff), ⌈(c_max − c₀)/Δ⌉ steps of the run config's loss.entropy, the steps c needs to climb from c₀ to c_max at Δ a step; NaN when the controller is not adaptive or never raised c",
+  },
+  {
+    id: 'entropy/min10_after_ramp',
+    label: 'entropy, lowest 10-step mean after the ramp',
+    unit: 'nats',
+    how: `lowest trailing ${ENTROPY_MEAN_STEPS}-step mean of actor/entropy whose ${ENTROPY_MEAN_STEPS} steps all lie after the controller's ramp window (entropy/ramp_end); the whole run's when there is no ramp (not adaptive, or c never raised); NaN when the run ends before such a mean`,
+  },
+  {
+    id: HELD_OUT_ENTROPY,
+    label: 'held-out entropy τ = 1.0, whole run',
+    unit: 'nats',
+    how: "mean over the run's periodic held-out evaluations after step 0 of val/entropy/t1.0: the token-mean entropy H_t of the policy at τ = 1.0 on its own samples of the test problems, whatever the rollout temperature (one scale for every preset); NaN when the records lack it (runs evaluated before it was logged)",
+  },
   { id: 'entropy/collapse_step', label: 'collapse step', unit: 'steps', how: `first step of the first below-target stretch of at least ${COLLAPSE_STEPS} steps (the moment of collapse); NaN when the run did not collapse` },
   { id: 'truncation/mean', label: 'truncated (train)', unit: 'fraction', how: 'mean of response_length/clip_ratio over steps' },
   { id: 'response_length/mean', label: 'response length (train)', unit: 'length', how: 'mean of response_length/mean over steps' },
@@ -190,6 +211,42 @@ export interface RunInput {
   final: PreciseEval;
   /** The run config's entropy target (loss.entropy.target), for how well the run holds it; NaN/absent: not computed. */
   entropyTarget?: number;
+  /** The run config's entropy controller (loss.entropy), for its ramp window; absent: no ramp. */
+  entropyControl?: EntropyRampConfig;
+}
+
+/** What the controller's ramp window is derived from (RunConfig.loss.entropy). */
+export interface EntropyRampConfig {
+  mode: string;
+  c0: number;
+  delta: number;
+  cMax: number;
+}
+
+/** ⌈(c_max − c₀)/Δ⌉: the steps the adaptive controller needs to raise c from c₀ to c_max (0 when it starts there). */
+export function rampSteps(c: EntropyRampConfig): number {
+  if (c.mode !== 'adaptive' || !(c.delta > 0)) return 0;
+  // The tolerance keeps 0.5 / 0.02 at 25 whatever the last bit of the division.
+  return Math.max(0, Math.ceil((c.cMax - c.c0) / c.delta - 1e-9));
+}
+
+/**
+ * The controller's ramp window in one run: it starts at the first step whose e_k fell below the
+ * target — the step before the logged coefficient (actor/entropy_coeff, c_k before the update)
+ * first rises — and lasts rampSteps(c) steps. null when there is none (not adaptive, no coefficient
+ * logged, or c never raised).
+ */
+export function rampWindow(steps: readonly Row[], c: EntropyRampConfig | undefined): { from: number; to: number } | null {
+  if (!c || c.mode !== 'adaptive') return null;
+  for (let i = 1; i < steps.length; i++) {
+    const prev = steps[i - 1]['actor/entropy_coeff'];
+    const cur = steps[i]['actor/entropy_coeff'];
+    if (Number.isFinite(prev) && Number.isFinite(cur) && cur > prev) {
+      const from = steps[i - 1].step;
+      return { from, to: from + rampSteps(c) - 1 };
+    }
+  }
+  return null;
 }
 
 export interface EntropyWindow {
@@ -298,8 +355,16 @@ export function computeRunMetrics(run: RunInput): RunMetrics {
   const late = steps.filter((r) => r.step > last / 2 && Number.isFinite(r['actor/entropy'])).map((r) => r['actor/entropy']);
   v['entropy/target_rmsd'] = Number.isFinite(target) && late.length ? Math.sqrt(late.reduce((a, e) => a + (e - target) ** 2, 0) / late.length) : NaN;
   v['entropy/below_target'] = Number.isFinite(target) && late.length ? late.filter((e) => e < target).length / late.length : NaN;
-  const cs = collapseStats(steps, target);
+  const means = movingMeans(steps.map((r) => r['actor/entropy']));
+  const cs = collapseStats(steps, target, means);
   v['entropy/min10'] = cs.min10;
+  const ramp = rampWindow(steps, run.entropyControl);
+  v['entropy/ramp_end'] = ramp ? ramp.to : NaN;
+  // A trailing mean at step s covers s − 9 … s: it is clear of the ramp when s − 9 > ramp.to.
+  const after = means.filter((m, i) => Number.isFinite(m) && (!ramp || steps[i].step - (ENTROPY_MEAN_STEPS - 1) > ramp.to));
+  v['entropy/min10_after_ramp'] = after.length ? Math.min(...after) : NaN;
+  const heldOut = evals.filter((e) => e.step > 0).map((e) => e['val/entropy/t1.0']);
+  v[HELD_OUT_ENTROPY] = heldOut.some((x) => Number.isFinite(x)) ? finiteMean(heldOut) : NaN;
   v['entropy/below_target_longest'] = cs.longestBelow;
   v['entropy/collapsed'] = cs.collapsed;
   v['entropy/collapse_step'] = cs.collapseStep;

@@ -269,6 +269,55 @@ export function correlationInterval(xs: readonly number[], ys: readonly number[]
   return { n, r, lower: Math.tanh(z - h), upper: Math.tanh(z + h), level };
 }
 
+export interface WithinCorrelationInterval extends CorrelationInterval {
+  /** Groups that entered (those with at least 2 complete pairs). */
+  groups: number;
+}
+
+/**
+ * Pooled within-group Pearson r: x and y centred on their own group's means (each group a preset,
+ * so differences between presets' levels drop out), then r over every point. It is the partial
+ * correlation of x and y given the group, so its Fisher-z interval loses one degree of freedom per
+ * group beyond the first: tanh(atanh r ± z_{(1+level)/2}/√(n − g − 2)) for n points in g groups,
+ * bounds NaN when n − g − 2 ≤ 0. A pair with a non-finite value is dropped; a group left with fewer
+ * than 2 pairs carries no within-group information and is dropped too.
+ */
+export function withinCorrelationInterval(groups: readonly { xs: readonly number[]; ys: readonly number[] }[], level = 0.95): WithinCorrelationInterval {
+  const dx: number[] = [];
+  const dy: number[] = [];
+  let g = 0;
+  for (const grp of groups) {
+    if (grp.xs.length !== grp.ys.length) throw new RangeError(`withinCorrelationInterval: a group has ${grp.xs.length} x values but ${grp.ys.length} y values`);
+    const keep = grp.xs.map((x, i) => Number.isFinite(x) && Number.isFinite(grp.ys[i]));
+    const x = grp.xs.filter((_, i) => keep[i]);
+    const y = grp.ys.filter((_, i) => keep[i]);
+    if (x.length < 2) continue;
+    g++;
+    const mx = mean(x);
+    const my = mean(y);
+    x.forEach((v, i) => {
+      dx.push(v - mx);
+      dy.push(y[i] - my);
+    });
+  }
+  const n = dx.length;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += dx[i] * dy[i];
+    sxx += dx[i] * dx[i];
+    syy += dy[i] * dy[i];
+  }
+  const r = sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : NaN;
+  const df = n - g - 2;
+  if (df <= 0 || !Number.isFinite(r)) return { n, groups: g, r, lower: NaN, upper: NaN, level };
+  const rc = Math.max(-1 + 1e-15, Math.min(1 - 1e-15, r));
+  const z = Math.atanh(rc);
+  const h = normalQuantile((1 + level) / 2) / Math.sqrt(df);
+  return { n, groups: g, r, lower: Math.tanh(z - h), upper: Math.tanh(z + h), level };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Curves
 
@@ -343,11 +392,15 @@ export function equivalenceVerdict(iv: { lower: number; upper: number }, margin:
   return 'inconclusive';
 }
 
-/** A finding with several checks: reproduced when all are, contradicted when any is, else inconclusive. */
+/**
+ * A finding with several checks: reproduced when all are, contradicted when all are (the same
+ * agreement: one check against the paper while another shows nothing is not a contradiction of the
+ * whole claim), inconclusive otherwise; not-testable when any check is.
+ */
 export function combineVerdicts(vs: readonly Verdict[]): Verdict {
   if (vs.length === 0) return 'inconclusive';
   if (vs.some((v) => v === 'not-testable')) return 'not-testable';
-  if (vs.some((v) => v === 'contradicted')) return 'contradicted';
+  if (vs.every((v) => v === 'contradicted')) return 'contradicted';
   if (vs.every((v) => v === 'reproduced')) return 'reproduced';
   return 'inconclusive';
 }

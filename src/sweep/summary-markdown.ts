@@ -134,7 +134,8 @@ export function summaryMarkdown(s: Summary, o: { charts?: string[] } = {}): stri
     for (const f of s.findings) {
       L.push(`- **${f.finding}**: ${f.verdict}`);
       for (const p of f.premises ?? []) L.push(`  - premise ${p.holds ? 'shown' : 'not shown'}: ${p.evidence}`);
-      for (const c of f.checks) L.push(`  - ${c.describe}: ${formatCheck(c)} → ${c.verdict}`);
+      for (const c of f.checks) L.push(`  - ${c.describe}: ${formatCheck(c)}, ${c.reads} → ${c.verdict}`);
+      L.push(`  - combined: ${f.because}`);
     }
     L.push('');
   }

@@ -207,7 +207,7 @@ export function buildSummary(input: SummaryInput): Summary {
   const runs = [...input.runs].sort((a, b) => input.presets.indexOf(a.preset) - input.presets.indexOf(b.preset) || a.seed - b.seed);
   const parsed = runs.map((r) => ({ r, m: parseMetricsJsonl(r.metricsText) }));
   const runSummaries: RunSummary[] = parsed.map(({ r, m }) => {
-    const rm = computeRunMetrics({ preset: r.preset, seed: r.seed, metrics: m, start: r.start, final: r.final, entropyTarget: r.config.loss.entropy.target, ...(r.coverage ? { coverage: r.coverage } : {}) });
+    const rm = computeRunMetrics({ preset: r.preset, seed: r.seed, metrics: m, start: r.start, final: r.final, entropyTarget: r.config.loss.entropy.target, entropyControl: r.config.loss.entropy, ...(r.coverage ? { coverage: r.coverage } : {}) });
     return { preset: r.preset, seed: r.seed, dir: r.dir, device: r.device, values: rm.values, se: rm.se, entropyWindows: rm.entropyWindows };
   });
 

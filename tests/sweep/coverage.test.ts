@@ -1,7 +1,8 @@
+import { combineVerdicts } from '../../src/sweep/stats';
 /** The coverage finding (src/sweep/coverage.ts) and the coverage run metrics, on synthetic runs. */
 import { describe, expect, it } from 'vitest';
 import { validateRunConfig, getPreset } from '../../src/rl/config';
-import { agreeingVerdict, COVERAGE_CHECK_METRICS, COVERAGE_FINDING, COVERAGE_REGIME, mergeConfigInput, sweepHasRegime } from '../../src/sweep/coverage';
+import { COVERAGE_CHECK_METRICS, COVERAGE_FINDING, COVERAGE_REGIME, mergeConfigInput, sweepHasRegime } from '../../src/sweep/coverage';
 import { evaluateFinding, getFinding, type FindingData } from '../../src/sweep/findings';
 import { listFindings } from '../../src/cli/ablate';
 import { COLLAPSE_STEPS, coverageValues, RUN_METRIC_IDS, type CoverageProblems } from '../../src/sweep/run-metrics';
@@ -86,12 +87,12 @@ describe('the coverage finding', () => {
     expect(evaluateFinding(COVERAGE_FINDING, data(magicCollapses, arm((s) => ({ ...cov(0.4)(s), ...collapse(true) })))).verdict).toBe('not-testable');
   });
 
-  it('agreeingVerdict is symmetric', () => {
-    expect(agreeingVerdict(['reproduced', 'reproduced'])).toBe('reproduced');
-    expect(agreeingVerdict(['contradicted', 'contradicted'])).toBe('contradicted');
-    expect(agreeingVerdict(['contradicted', 'inconclusive'])).toBe('inconclusive');
-    expect(agreeingVerdict(['reproduced', 'contradicted'])).toBe('inconclusive');
-    expect(agreeingVerdict([])).toBe('inconclusive');
+  it('combines its checks symmetrically: contradicted, like reproduced, only when every check agrees', () => {
+    expect(combineVerdicts(['reproduced', 'reproduced'])).toBe('reproduced');
+    expect(combineVerdicts(['contradicted', 'contradicted'])).toBe('contradicted');
+    expect(combineVerdicts(['contradicted', 'inconclusive'])).toBe('inconclusive');
+    expect(combineVerdicts(['reproduced', 'contradicted'])).toBe('inconclusive');
+    expect(combineVerdicts([])).toBe('inconclusive');
   });
 
   it('speaks only for sweeps run under its regime (older magic + entropy-off sweeps are left as they were)', () => {

@@ -224,7 +224,10 @@ describe('verdict rules', () => {
   it('combining checks', () => {
     expect(combineVerdicts(['reproduced', 'reproduced'])).toBe('reproduced');
     expect(combineVerdicts(['reproduced', 'inconclusive'])).toBe('inconclusive');
-    expect(combineVerdicts(['reproduced', 'contradicted'])).toBe('contradicted');
+    // Contradicted needs the agreement reproduced needs: every check.
+    expect(combineVerdicts(['reproduced', 'contradicted'])).toBe('inconclusive');
+    expect(combineVerdicts(['inconclusive', 'contradicted'])).toBe('inconclusive');
+    expect(combineVerdicts(['contradicted', 'contradicted'])).toBe('contradicted');
     expect(combineVerdicts([])).toBe('inconclusive');
     expect(combineVerdicts(['reproduced', 'not-testable', 'contradicted'])).toBe('not-testable');
   });

@@ -49,7 +49,7 @@ export function collapseFixture(): ReferenceFile {
     presets: Object.fromEntries(presets.map((p) => [p, { seeds: SEEDS, entropyTarget: TARGET, metrics: {} }])),
     curves: summaryCurves,
   } as unknown as Summary;
-  const result: FindingResult = { finding: 'entropy-control', checks: [], verdict: 'inconclusive' };
+  const result: FindingResult = { finding: 'entropy-control', checks: [], verdict: 'inconclusive', because: 'synthetic fixture' };
   return referenceFromSummary(summary, {
     name: 'entropy-control',
     kind: 'finding',

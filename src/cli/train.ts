@@ -336,7 +336,9 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     if (trainer.policy.matmulVariant) log(`matmul variant ${trainer.policy.matmulVariant} (${resume ? 'the run\'s own, from its checkpoint' : o.matmulVariant && o.matmulVariant !== 'auto' ? '--matmul-variant' : 'the fastest on this adapter, timed or cached'})`);
     const writeEval = (rec: EvalRecord) => {
       writing(metricsFile, () => appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n'));
-      log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/')).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
+      // The coverage curve (pass@1, @2, … and per family) is in metrics.jsonl; the line keeps the record's own keys.
+      const curveOnly = (k: string) => /^val\/[a-z]+\/pass@/.test(k) || (/^val\/pass@\d+\//.test(k) && !(k.replace('pass@', 'avg@') in rec));
+      log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/') && !curveOnly(k)).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
     };
     let savedStep = resume ? trainer.step : -1;
     const saveCheckpoint = async () => {

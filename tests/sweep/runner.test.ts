@@ -3,7 +3,7 @@
  * mid-run and mid-evaluation (same summary.json byte for byte), skipping finished runs, and the
  * refusal of a directory made by another sweep config.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { lock } from '../../src/sweep/pool-files';
 import { formatDuration, planSweep, progressText, trainArgs, type SweepOptions } from '../../src/sweep/runner';
 import type { Summary } from '../../src/sweep/summary';
 import { fakeEval, fakeTrain } from './fakes';
+import { COVERAGE_CHECK_METRICS, COVERAGE_REGIME } from '../../src/sweep/coverage';
 
 const BASE = 'public/checkpoints/base-tiny.mlck';
 const args = (out: string, ...extra: string[]) => [
@@ -219,6 +220,27 @@ describe('sweep runner (fake train and eval)', () => {
       expect(code, argv.join(' ')).toBe(2);
       expect(errs.join('\n'), argv.join(' ')).toMatch(re);
     }
+  });
+
+  it('ablate coverage runs under its regime (its config, its own pool, n samples per problem) and decides on the coverage metrics', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ablate-coverage-'));
+    const reports = join(root, 'reports');
+    const evalCalls: string[][] = [];
+    await ablate(['coverage', '--seeds', '2', '--steps', '4', '--reports', reports, '--no-png', '--eval-problems', '16'], () => {}, { train: fakeTrain(), evaluate: fakeEval({ coverage: true, calls: evalCalls }) });
+    // The regime's evaluation size (no --eval-k given) and its config in every run.
+    for (const argv of evalCalls) expect(argv[argv.indexOf('--k') + 1]).toBe(String(COVERAGE_REGIME.evalK));
+    const pools = readdirSync(join(reports, 'runs'));
+    expect(pools).toHaveLength(1);
+    expect(pools[0]).toMatch(/^steps4-default-cfg[0-9a-f]+$/);
+    const cfg = JSON.parse(readFileSync(join(reports, 'runs', pools[0], 'magic', 'seed-101', 'config.json'), 'utf8'));
+    expect(cfg.data.offlineFilter.enabled).toBe(false);
+    const report = JSON.parse(readFileSync(join(reports, 'coverage', 'report.json'), 'utf8'));
+    expect(report.finding.id).toBe('coverage');
+    expect(report.result.checks.map((c: { check: { metric: string } }) => c.check.metric)).toEqual([...COVERAGE_CHECK_METRICS]);
+    // pass@1, @16 and @n measured in both seeds (the fake base may leave no problem unsolved: then (d) has no seeds).
+    expect(report.result.checks.slice(0, 3).map((c: { n: number }) => c.n)).toEqual([2, 2, 2]);
+    // Four fake steps show no collapse: the premise fails, whatever the checks say.
+    expect(report.result.verdict).toBe('not-testable');
   });
 
   it('ablate runs a finding into its report, sharing a run pool; --list and --replication', async () => {

@@ -77,8 +77,10 @@ function weights(seed: number, eos?: 'always' | 'never'): Float32Array {
   return p;
 }
 
-type Generate = (pol: PolicyEngine, req: GenerateRequest, compact: boolean) => Promise<GenerateResult>;
-const generateWith: Generate = (pol, req, compact) => (pol as unknown as { generate(r: GenerateRequest, o: { compact: boolean }): Promise<GenerateResult> }).generate(req, { compact });
+type Generate = (pol: PolicyEngine, req: GenerateRequest, compact: boolean, chunk?: number) => Promise<GenerateResult>;
+/** Both engines' generate take { compact }; the WebGPU engine's also { chunk }, its steps between status peeks (the CPU engine checks every step). */
+const generateWith: Generate = (pol, req, compact, chunk) =>
+  (pol as unknown as { generate(r: GenerateRequest, o: { compact: boolean; chunk?: number }): Promise<GenerateResult> }).generate(req, { compact, chunk });
 const strip = (r: GenerateResult) => ({ responses: r.responses, finish: r.finish, logp: r.logp, entropy: r.entropy });
 /** Slots a sequence must be decoded for: its prompt (less the last token, which predicts the first response token) and its response. */
 const useful = (req: GenerateRequest, r: GenerateResult) => req.prompts.reduce((a, pr, b) => a + pr.length - 1 + r.responses[b].length, 0);
@@ -102,6 +104,16 @@ describe.each(ENGINES)('$name: decoding only the running sequences', (engine) =>
       expect(slots, msg).toBeLessThan(decodeSlots(every));
       // Ended rows really are ended: some finished before the budget, others ran on.
       expect(new Set(every.responses.map((r, b) => prompts[b].length + r.length)).size, msg).toBeGreaterThan(1);
+      if (engine.name === 'webgpu') {
+        // Peeking after every step (moves at every size of the ladder) and every 3 steps: the same result again.
+        for (const chunk of [1, 3]) {
+          const peeked = await generateWith(pol, req, true, chunk);
+          expect(strip(peeked), `${msg} chunk ${chunk}`).toEqual(strip(every));
+          // Peeks at other steps take other paths down the ladder: fewer slots than every slot, never fewer than the useful ones.
+          expect(decodeSlots(peeked), `${msg} chunk ${chunk}`).toBeLessThan(decodeSlots(every));
+          expect(decodeSlots(peeked), `${msg} chunk ${chunk}`).toBeGreaterThanOrEqual(useful(req, every));
+        }
+      }
     }
     pol.destroy();
   });

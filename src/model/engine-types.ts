@@ -32,9 +32,9 @@ export interface GenerateResult {
   steps: number;
   /**
    * Slots decoded at each decode step (length `steps`): the sequences still running, and any finished
-   * ones still in a decoded slot. The WebGPU engine decodes every slot at every step (B each); the CPU
-   * engine stops decoding sequences that have finished (src/model/cpu/generate.ts), so its later
-   * steps decode fewer.
+   * ones still in a decoded slot. Both engines stop decoding sequences that have finished (the running
+   * ones move to the front slots once they fit a smaller size of liveSizes(B): the CPU engine checks
+   * after every step, the WebGPU engine at its status peeks, every 8 steps), so later steps decode fewer.
    */
   liveSlots: number[];
 }

@@ -2,13 +2,26 @@
  * Batched generation on the GPU with the KV cache: every sequence advances one position per
  * decode step (prompts are consumed token by token, so prompts of different lengths need no
  * padding logic), sampling happens on the GPU, and the CPU only peeks at the per-sequence
- * status once every `chunk` steps to stop early — never per token.
+ * status once every `chunk` steps — never per token — to stop early and to stop decoding
+ * sequences that have ended: once the running ones fit a smaller size of the plan's ladder
+ * (liveSizes), they move to the front slots with their tokens, state, log-probs and KV cache rows
+ * (buffer-to-buffer copies, queued before the next steps) and the steps run over those slots only.
+ * A row computes the same floats in any slot and the sampler's draw is keyed by its row id
+ * (seqs[b·4 + 3]), so the result is bit for bit that of decoding every slot.
  */
 import { checkGenerateRequest } from './engine-checks';
 import type { GenerateRequest, GenerateResult, SamplerOptions } from './engine-types';
-import type { GpuPolicy } from './policy';
+import { compactionSwaps, fitLiveSize } from './live-sizes';
+import type { DecodePlan, GpuPolicy } from './policy';
 
-export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { chunk?: number } = {}): Promise<GenerateResult> {
+export interface GpuGenerateOptions {
+  /** Decode steps between status peeks (default 8). */
+  chunk?: number;
+  /** false: decode every slot until the last sequence ends (the reference for the compaction test). */
+  compact?: boolean;
+}
+
+export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: GpuGenerateOptions = {}): Promise<GenerateResult> {
   const { rt, cfg } = policy;
   const B = req.prompts.length;
   const Tmax = cfg.contextLength;
@@ -37,18 +50,32 @@ export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { 
   // The last position that can hold a response token is maxPrompt - 1 + maxResponseLength.
   const totalSteps = Math.min(maxPrompt - 1 + req.maxResponseLength, Tmax - 1);
   const chunk = Math.max(1, opts.chunk ?? 8);
+  const compact = opts.compact ?? true;
+  let live = B;
   let steps = 0;
+  const liveSlots: number[] = [];
+  let pending: GPUCommandEncoder | null = null;
   while (steps < totalSteps) {
     const n = Math.min(chunk, totalSteps - steps);
-    const enc = rt.device.createCommandEncoder();
-    for (let i = 0; i < n; i++) rt.encode(enc, plan.step);
+    const enc = pending ?? rt.device.createCommandEncoder();
+    pending = null;
+    for (let i = 0; i < n; i++) rt.encode(enc, plan.step(live));
     rt.device.queue.submit([enc.finish()]);
     steps += n;
+    for (let i = 0; i < n; i++) liveSlots.push(live);
     if (steps >= maxPrompt && steps < totalSteps) {
-      const st = await rt.readU32(plan.seqs, 0, B * 4);
-      let running = false;
-      for (let b = 0; b < B; b++) if (st[b * 4 + 2] === 0) running = true;
-      if (!running) break;
+      const st = await rt.readU32(plan.seqs, 0, live * 4);
+      const isRunning = (b: number) => st[b * 4 + 2] === 0;
+      let running = 0;
+      for (let b = 0; b < live; b++) if (isRunning(b)) running++;
+      if (running === 0) break;
+      const fit = compact ? fitLiveSize(plan.sizes, live, running) : live;
+      if (fit < live) {
+        // The moves go first in the next chunk's command buffer: the queue runs them after this chunk's steps.
+        pending = rt.device.createCommandEncoder();
+        encodeSwaps(pending, plan, Tmax, cfg.dModel, compactionSwaps(live, isRunning), steps);
+        live = fit;
+      }
     }
   }
   const [outTokens, outSeqs, lp, ent] = await Promise.all([
@@ -57,7 +84,34 @@ export async function generate(policy: GpuPolicy, req: GenerateRequest, opts: { 
     rt.readF32(plan.sampleLogp, 0, B * Tmax),
     rt.readF32(plan.sampleEntropy, 0, B * Tmax),
   ]);
-  return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, new Array<number>(steps).fill(B));
+  return generationResult(outTokens, outSeqs, lp, ent, B, Tmax, liveSlots);
+}
+
+/**
+ * Encodes the slot swaps (compactionSwaps: [finished front slot, running back slot]) as buffer copies
+ * through the plan's scratch (a copy's source and destination must be different buffers). State,
+ * tokens, log-probs and entropies swap whole; KV cache rows (positions [0, filled)) only travel to the
+ * front, since a finished sequence is never decoded again.
+ */
+function encodeSwaps(enc: GPUCommandEncoder, p: DecodePlan, Tmax: number, C: number, swaps: readonly [number, number][], filled: number): void {
+  const S = p.swapScratch;
+  const swap = (buf: GPUBuffer, i: number, j: number, bytes: number) => {
+    enc.copyBufferToBuffer(buf, i * bytes, S, 0, bytes);
+    enc.copyBufferToBuffer(buf, j * bytes, S, bytes, bytes);
+    enc.copyBufferToBuffer(S, bytes, buf, i * bytes, bytes);
+    enc.copyBufferToBuffer(S, 0, buf, j * bytes, bytes);
+  };
+  const row = Tmax * C * 4;
+  const kv = filled * C * 4;
+  for (const [i, j] of swaps) {
+    swap(p.seqs, i, j, 16);
+    for (const buf of [p.tokens, p.sampleLogp, p.sampleEntropy]) swap(buf, i, j, Tmax * 4);
+    if (kv === 0) continue;
+    for (const buf of [...p.kCaches, ...p.vCaches]) {
+      enc.copyBufferToBuffer(buf, j * row, S, 0, kv);
+      enc.copyBufferToBuffer(S, 0, buf, i * row, kv);
+    }
+  }
 }
 
 /**

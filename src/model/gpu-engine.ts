@@ -8,7 +8,7 @@ import type { ModelConfig } from './config';
 import { AccumulationState, checkBatch } from './engine-checks';
 import type { Backend, PolicyEngine, PolicyOptions, UpdateBatch, UpdateLoss, UpdateOptions } from './engine';
 import type { GenerateRequest, GenerateResult } from './engine-types';
-import { generate } from './generate';
+import { generate, type GpuGenerateOptions } from './generate';
 import { chooseVariantByTiming, variantByAdapterKind, type MatmulVariantChoice, type VariantCache, type VariantTiming } from './matmul-choice';
 import { GpuPolicy } from './policy';
 import { buildPolicyStep, type PolicyStep, type StepStats } from './step';
@@ -46,8 +46,9 @@ export class WebGpuPolicyEngine implements PolicyEngine {
   resetAdamState(): void {
     this.gpu.resetAdamState();
   }
-  generate(req: GenerateRequest): Promise<GenerateResult> {
-    return generate(this.gpu, req);
+  /** opts.compact false: decode finished sequences too (the twin the compaction is tested against). */
+  generate(req: GenerateRequest, opts: GpuGenerateOptions = {}): Promise<GenerateResult> {
+    return generate(this.gpu, req, opts);
   }
 
   private async step(batch: UpdateBatch, loss: UpdateLoss): Promise<PolicyStep> {

@@ -19,6 +19,7 @@ import { adamw, gradNorm, gradNormScratchFloats } from '../gpu/kernels/optimizer
 import { advancePosition, sampleTokens } from '../gpu/kernels/sampling';
 import type { AdamWOptions, SamplerOptions } from './engine-types';
 import { checkModelFitsLimits, headName, layerNames, layoutParams, type ModelConfig, type ParamLayout } from './config';
+import { liveSizes } from './live-sizes';
 
 const F32 = 4;
 
@@ -51,12 +52,19 @@ export interface DecodePlan {
   tokens: GPUBuffer;
   /** u32 [4]: word 0 = current position. */
   state: GPUBuffer;
-  /** u32 [B × 4]: promptLen, responseLen, status (0 running, 1 EOS, 2 truncated), 0. */
+  /** u32 [B × 4]: promptLen, responseLen, status (0 running, 1 EOS, 2 truncated), row (keys the sampler's draw). */
   seqs: GPUBuffer;
   sampleLogp: GPUBuffer;
   sampleEntropy: GPUBuffer;
-  /** One decode step for all sequences: forward of the token at `pos`, sample `pos+1`, advance. */
-  step: Dispatch[];
+  /** Every layer's K and V caches, [B × contextLength × C] each: a sequence's rows move with it. */
+  kCaches: GPUBuffer[];
+  vCaches: GPUBuffer[];
+  /** Room for one sequence's KV cache rows and two sequences' per-position rows: buffer-to-buffer copies need distinct buffers. */
+  swapScratch: GPUBuffer;
+  /** The slot counts a step can run over, largest (B) first: liveSizes(B). */
+  sizes: number[];
+  /** One decode step over slots [0, slots) (one of `sizes`): forward of the token at `pos`, sample `pos+1`, advance. */
+  step(slots: number): Dispatch[];
   setSampler(opts: SamplerOptions): void;
 }
 
@@ -295,7 +303,14 @@ export class GpuPolicy {
     return { norm, loss, normDispatches: gn, adamDispatches: aw.dispatches, update: (step, o) => aw.update(rt, step, o) };
   }
 
-  /** Decoding plan for B sequences of up to contextLength tokens (cached per B). */
+  /**
+   * Decoding plan for B sequences of up to contextLength tokens (cached per B): the buffers, and one
+   * recorded step per size of liveSizes(B) over them, so a decode can run over the running sequences
+   * alone once they are moved to the front slots (src/model/generate.ts). Every kernel of a step
+   * computes a row from that row alone (matmul elements are sums over k in a fixed order, norms and
+   * attention per row, the sampler's draw keyed by the row id in seqs), so a row gets the same floats
+   * in any slot and at any size.
+   */
   async decodePlan(B: number): Promise<DecodePlan> {
     const cached = this.decodePlans.get(B);
     if (cached) return cached;
@@ -323,35 +338,63 @@ export class GpuPolicy {
     const fch = a('fch', B * Fh);
     const fchGelu = a('fchgelu', B * Fh);
     const logits = a('logits', B * V);
-    const step: Dispatch[] = [];
-    const linear = async (inp: Binding, w: string, b: string | null, out: Binding, inF: number, outF: number) =>
-      step.push(await matmul(rt, { a: inp, b: this.p(w), out, bias: b ? this.p(b) : undefined, M: B, N: outF, K: inF, transA: false, transB: true, accumulate: false, variant: this.matmulVariant }));
-    const norm = async (w: string, bias: string) =>
-      step.push(await normForward(rt, { kind, inp: x, weight: this.p(w), bias: ln ? this.p(bias) : undefined, out: lnOut, mean: ln ? mean : undefined, rstd, rows: B, C }));
-
-    step.push(await encoderDecode(rt, { tokens, wte: this.p('wte'), wpe: this.p('wpe'), out: x, state, B, C, tokenStride: Tmax }));
-    for (let l = 0; l < cfg.nLayers; l++) {
-      const n = layerNames(l);
-      const kcache = a(`l${l}.kcache`, B * Tmax * C);
-      const vcache = a(`l${l}.vcache`, B * Tmax * C);
-      await norm(n.ln1w, n.ln1b);
-      await linear(lnOut, n.qkvw, n.qkvb, qkv, C, 3 * C);
-      step.push(await attentionDecode(rt, { qkv, kcache, vcache, out: atty, state, B, Tmax, C, H }));
-      await linear(atty, n.projw, n.projb, tmp, C, C);
-      step.push(await accumulate(rt, { inp: tmp, out: x, n: B * C }));
-      await norm(n.ln2w, n.ln2b);
-      await linear(lnOut, n.fcw, n.fcb, fch, C, Fh);
-      step.push(await geluForward(rt, { inp: fch, out: fchGelu, n: B * Fh }));
-      await linear(fchGelu, n.fcprojw, n.fcprojb, tmp, Fh, C);
-      step.push(await accumulate(rt, { inp: tmp, out: x, n: B * C }));
-    }
-    await norm('lnf.w', 'lnf.b');
-    await linear(lnOut, headName(cfg), null, logits, C, V);
+    const caches = Array.from({ length: cfg.nLayers }, (_, l) => ({ kcache: a(`l${l}.kcache`, B * Tmax * C), vcache: a(`l${l}.vcache`, B * Tmax * C) }));
+    const swapScratch = a('swap', Tmax * C + 2 * Tmax + 8);
     const defaults: SamplerOptions = { temperature: 1, topP: 1, seed: 0, maxResponseLength: Tmax, eosId: 0, padId: 0 };
-    const sampler = await sampleTokens(rt, { logits, tokens, state, seqs, sampleLogp, sampleEntropy, B, V, tokenStride: Tmax, contextLength: Tmax, opts: defaults });
-    step.push(sampler.dispatch);
-    step.push(await advancePosition(rt, { state }));
-    const plan: DecodePlan = { B, tokens, state, seqs, sampleLogp, sampleEntropy, step, setSampler: (o) => sampler.update(rt, o) };
+    const samplers: Awaited<ReturnType<typeof sampleTokens>>[] = [];
+    const record = async (R: number): Promise<Dispatch[]> => {
+      const step: Dispatch[] = [];
+      const linear = async (inp: Binding, w: string, b: string | null, out: Binding, inF: number, outF: number) =>
+        step.push(await matmul(rt, { a: inp, b: this.p(w), out, bias: b ? this.p(b) : undefined, M: R, N: outF, K: inF, transA: false, transB: true, accumulate: false, variant: this.matmulVariant }));
+      const norm = async (w: string, bias: string) =>
+        step.push(await normForward(rt, { kind, inp: x, weight: this.p(w), bias: ln ? this.p(bias) : undefined, out: lnOut, mean: ln ? mean : undefined, rstd, rows: R, C }));
+      step.push(await encoderDecode(rt, { tokens, wte: this.p('wte'), wpe: this.p('wpe'), out: x, state, B: R, C, tokenStride: Tmax }));
+      for (let l = 0; l < cfg.nLayers; l++) {
+        const n = layerNames(l);
+        const { kcache, vcache } = caches[l];
+        await norm(n.ln1w, n.ln1b);
+        await linear(lnOut, n.qkvw, n.qkvb, qkv, C, 3 * C);
+        step.push(await attentionDecode(rt, { qkv, kcache, vcache, out: atty, state, B: R, Tmax, C, H }));
+        await linear(atty, n.projw, n.projb, tmp, C, C);
+        step.push(await accumulate(rt, { inp: tmp, out: x, n: R * C }));
+        await norm(n.ln2w, n.ln2b);
+        await linear(lnOut, n.fcw, n.fcb, fch, C, Fh);
+        step.push(await geluForward(rt, { inp: fch, out: fchGelu, n: R * Fh }));
+        await linear(fchGelu, n.fcprojw, n.fcprojb, tmp, Fh, C);
+        step.push(await accumulate(rt, { inp: tmp, out: x, n: R * C }));
+      }
+      await norm('lnf.w', 'lnf.b');
+      await linear(lnOut, headName(cfg), null, logits, C, V);
+      const sampler = await sampleTokens(rt, { logits, tokens, state, seqs, sampleLogp, sampleEntropy, B: R, V, tokenStride: Tmax, contextLength: Tmax, opts: defaults });
+      samplers.push(sampler);
+      step.push(sampler.dispatch);
+      step.push(await advancePosition(rt, { state }));
+      return step;
+    };
+    // Every size is recorded with the plan, so a decode records and allocates nothing whichever sizes it runs.
+    const sizes = liveSizes(B);
+    const steps = new Map<number, Dispatch[]>();
+    for (const R of sizes) steps.set(R, await record(R));
+    const plan: DecodePlan = {
+      B,
+      tokens,
+      state,
+      seqs,
+      sampleLogp,
+      sampleEntropy,
+      kCaches: caches.map((c) => c.kcache),
+      vCaches: caches.map((c) => c.vcache),
+      swapScratch,
+      sizes,
+      step: (slots) => {
+        const st = steps.get(slots);
+        if (!st) throw new Error(`decode step: ${slots} slots is not one of the plan's sizes ${sizes.join(', ')}`);
+        return st;
+      },
+      setSampler: (o) => {
+        for (const s of samplers) s.update(rt, o);
+      },
+    };
     this.decodePlans.set(B, plan);
     return plan;
   }

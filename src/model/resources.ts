@@ -119,6 +119,8 @@ export function decodeBuffers(cfg: ModelConfig, B: number, engine: EngineKind): 
   add('decode logits', `B·V = ${B}·${cfg.vocabSize} f32`, B * cfg.vocabSize);
   add('decode scalars', `B = ${B}`, B, 6);
   if (engine === 'wasm') out.push({ name: 'recorded programs', shape: 'commands', bytes: 64 * (12 * cfg.nLayers + 16), part: 'decode' });
+  // WebGPU: the copies that move running sequences to the front slots go through one sequence's worth of scratch.
+  else add('slot swap scratch', `T·C + 2·T + 8 = ${Tmax}·${C} + ${2 * Tmax + 8} f32`, Tmax * C + 2 * Tmax + 8);
   return out;
 }
 

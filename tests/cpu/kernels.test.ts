@@ -26,6 +26,9 @@ describe('matmul vs float64 gemm', () => {
     [67, 33, 129],
     [8, 16, 4],
     [64, 72, 32],
+    // B over 2 MiB goes in column panels (nnPanelColumns: 8 columns at K = 2100, 16 at K = 1000), tails in the last.
+    [6, 253, 2100],
+    [9, 530, 1000],
   ];
   for (const transA of [false, true]) {
     for (const transB of [false, true]) {
@@ -92,6 +95,31 @@ describe('matmul vs float64 gemm', () => {
       }
     }
   }
+
+  it('A·B: every element is one sequential f32 sum over k (bias first, mul then add), whatever panel, tile or thread computes it', async () => {
+    const m = new Mem(await cpu());
+    // Panels of 8 (K = 2100: 253 = 31 × 8 + 5, the 4-column and scalar tails in the last), of 16 (K = 1000), one sweep (small B).
+    for (const [M, N, K] of [[11, 253, 2100], [6, 530, 1000], [5, 13, 7], [7, 250, 130]] as const) {
+      const seed = freshSeed();
+      const rng = new Rng(seed);
+      const A = f32(randn(rng, M * K));
+      const B = f32(randn(rng, K * N));
+      const bias = f32(randn(rng, N));
+      const expected = new Float32Array(M * N);
+      for (let i = 0; i < M; i++) {
+        for (let j = 0; j < N; j++) {
+          let acc = bias[j];
+          for (let k = 0; k < K; k++) acc = Math.fround(acc + Math.fround(A[i * K + k] * B[k * N + j]));
+          expected[i * N + j] = acc;
+        }
+      }
+      for (const rowUnit of [1, 4]) {
+        const out = m.poison(M * N);
+        m.run((p) => p.matmulNN({ a: m.f32(A), b: m.f32(B), out, bias: m.f32(bias), M, N, K, rowUnit }));
+        expect(Array.from(m.read(out, M * N)), `seed ${seed} ${M}x${N}x${K} rowUnit ${rowUnit}`).toEqual(Array.from(expected));
+      }
+    }
+  });
 
   it('bias gradient: column sums accumulate into db', async () => {
     const m = new Mem(await cpu());

@@ -177,7 +177,9 @@ describe('WebGPU engine', () => {
     const req = { prompts: [[1, 4, 5], [1], [1, 7, 3, 2, 9], [1, 6]], maxResponseLength: 4, temperature: 0.9, topP: 0.95, seed: seed >>> 0, eosId: 2, padId: 0 };
     const { steps: chunkedSteps, liveSlots: chunkedSlots, ...chunked } = await generate(pol.gpu, req, { chunk: 3 });
     const { steps: wholeSteps, liveSlots: wholeSlots, ...whole } = await pol.generate(req);
-    expect([chunkedSlots, wholeSlots]).toEqual([new Array(chunkedSteps).fill(4), new Array(wholeSteps).fill(4)]);
+    // Finished sequences leave the decoded slots at a status peek (tests/model/decode-compaction.test.ts): never more than the batch.
+    for (const n of [...chunkedSlots, ...wholeSlots]) expect(n >= 1 && n <= 4, `${n} slots`).toBe(true);
+    expect([chunkedSlots.length, wholeSlots.length]).toEqual([chunkedSteps, wholeSteps]);
     expect(chunked, `seed ${seed}`).toEqual(whole);
     // Decode steps run are a cost, not a result: peeking every 3 steps can stop the batch sooner once every sequence
     // has finished (seed 1175159848: 6 against 8), never later.

@@ -66,8 +66,34 @@ export const MUL_AUX: i32 = 16;
   store<f32>(c + e, f32x4.extract_lane(v, 0));
 }
 
-/** Rows [r0, r1) of C = A·B (+ epilogue). */
+/** Floats of B's K × NB panel that matmulNN keeps cache-resident across a thread's row tiles (64 KiB). */
+export const NN_PANEL_FLOATS: i32 = 16384;
+/**
+ * B of more floats than this (2 MiB) is walked in panels. Smaller B stays in this engine's L2/L3 between row
+ * tiles anyway, and there panels measured within ±12% of one sweep (slower as often as faster: BENCHMARKS.md,
+ * "Cache-blocked decode matmul"); a 16 MiB B (16 × 1024 × 4096) ran 1.4–1.9× faster in panels.
+ */
+export const NN_PANEL_MIN_FLOATS: i32 = 1 << 19;
+
+/** Columns per panel of matmulNN for a K × N B: a multiple of 8, at least 8; all N when B is small. */
+export function nnPanelColumns(K: i32, N: i32): i32 {
+  if (<i64>K * <i64>N <= <i64>NN_PANEL_MIN_FLOATS) return max(N, 1);
+  return max(8, (NN_PANEL_FLOATS / max(K, 1)) & ~7);
+}
+
+/**
+ * Rows [r0, r1) of C = A·B (+ epilogue), one panel of nnPanelColumns(K, N) columns at a time: each
+ * panel of a large B (K × NB) is read from memory once and stays in cache while every row tile of
+ * the range uses it, where sweeping all of B per 4-row tile reads it once per tile. Every element is
+ * the same sequential sum over k in any panel, so the bits do not depend on the panels.
+ */
 export function matmulNN(a: usize, b: usize, c: usize, bias: usize, resid: usize, aux: usize, M: i32, N: i32, K: i32, flags: i32, r0: i32, r1: i32): void {
+  const nb = nnPanelColumns(K, N);
+  for (let j0 = 0; j0 < N; j0 += nb) nnPanel(a, b, c, bias, resid, aux, N, K, flags, r0, r1, j0, min(j0 + nb, N));
+}
+
+/** Rows [r0, r1) × columns [j0, j1) of C = A·B (+ epilogue). */
+function nnPanel(a: usize, b: usize, c: usize, bias: usize, resid: usize, aux: usize, N: i32, K: i32, flags: i32, r0: i32, r1: i32, j0: i32, j1: i32): void {
   const rowA = <usize>K << 2;
   const rowB = <usize>N << 2;
   const rowC = <usize>N << 2;
@@ -75,8 +101,8 @@ export function matmulNN(a: usize, b: usize, c: usize, bias: usize, resid: usize
   for (; i + 4 <= r1; i += 4) {
     const a0 = a + <usize>i * rowA;
     const cRow = <usize>i * rowC;
-    let j = 0;
-    for (; j + 8 <= N; j += 8) {
+    let j = j0;
+    for (; j + 8 <= j1; j += 8) {
       const e = cRow + (<usize>j << 2);
       const bj = bias != 0 ? at(bias, j) : 0;
       let c00 = initAcc(c + e, bj, flags);
@@ -116,7 +142,7 @@ export function matmulNN(a: usize, b: usize, c: usize, bias: usize, resid: usize
       finish4(c30, c, resid, aux, e + 3 * rowC, flags);
       finish4(c31, c, resid, aux, e + 3 * rowC + 16, flags);
     }
-    for (; j + 4 <= N; j += 4) {
+    for (; j + 4 <= j1; j += 4) {
       const e = cRow + (<usize>j << 2);
       const bj = bias != 0 ? at(bias, j) : 0;
       let c0 = initAcc(c + e, bj, flags);
@@ -139,15 +165,15 @@ export function matmulNN(a: usize, b: usize, c: usize, bias: usize, resid: usize
       finish4(c2, c, resid, aux, e + 2 * rowC, flags);
       finish4(c3, c, resid, aux, e + 3 * rowC, flags);
     }
-    for (; j < N; j++) {
+    for (; j < j1; j++) {
       for (let r = 0; r < 4; r++) nnScalar(a, b, c, bias, resid, aux, N, K, flags, i + r, j);
     }
   }
   for (; i < r1; i++) {
     const a0 = a + <usize>i * rowA;
     const cRow = <usize>i * rowC;
-    let j = 0;
-    for (; j + 8 <= N; j += 8) {
+    let j = j0;
+    for (; j + 8 <= j1; j += 8) {
       const e = cRow + (<usize>j << 2);
       const bj = bias != 0 ? at(bias, j) : 0;
       let c0 = initAcc(c + e, bj, flags);
@@ -164,7 +190,7 @@ export function matmulNN(a: usize, b: usize, c: usize, bias: usize, resid: usize
       finish4(c0, c, resid, aux, e, flags);
       finish4(c1, c, resid, aux, e + 16, flags);
     }
-    for (; j + 4 <= N; j += 4) {
+    for (; j + 4 <= j1; j += 4) {
       const e = cRow + (<usize>j << 2);
       let c0 = initAcc(c + e, bias != 0 ? at(bias, j) : 0, flags);
       let pa = a0;
@@ -176,7 +202,7 @@ export function matmulNN(a: usize, b: usize, c: usize, bias: usize, resid: usize
       }
       finish4(c0, c, resid, aux, e, flags);
     }
-    for (; j < N; j++) nnScalar(a, b, c, bias, resid, aux, N, K, flags, i, j);
+    for (; j < j1; j++) nnScalar(a, b, c, bias, resid, aux, N, K, flags, i, j);
   }
 }
 

@@ -12,6 +12,7 @@ import type { GenerateRequest, GenerateResult } from '../engine-types';
 import { generationResult } from '../generate';
 import type { CpuPolicyMemory } from './memory';
 import { SEQ_RUNNING } from '../reference/sampling';
+import { compactionSwaps, fitLiveSize, liveSizes } from '../live-sizes';
 
 /** Buffers of batched decoding for B sequences, and the decode step over the first `rows` of them. */
 export interface DecodePlan {
@@ -87,18 +88,7 @@ export function decodePlan(m: CpuPolicyMemory, B: number): DecodePlan {
   return { B, tokens, seqs, sampleLogp, sampleEntropy, kCaches: layers.map((l) => l.kcache), vCaches: layers.map((l) => l.vcache), sizes, step };
 }
 
-/**
- * The slot counts a decode step runs over: B, then each ⌈3/4⌉ of the one before, down to 1. The
- * live slots shrink to the smallest size that holds the running sequences, so at most a quarter
- * of a step's slots decode finished rows (every decode step costs in proportion to its slots, and
- * a batch's last sequences run long after most have ended: half the eval's slots were finished
- * rows before, BENCHMARKS.md "rl-parts"), with ~2.4·log₂ B recorded steps per plan (25 for B = 1024).
- */
-export function liveSizes(B: number): number[] {
-  const sizes = [B];
-  for (let s = B; s > 1; ) sizes.push((s = Math.min(s - 1, Math.ceil((s * 3) / 4))));
-  return sizes;
-}
+export { liveSizes } from '../live-sizes';
 
 export interface CpuGenerateOptions {
   /** false: decode every sequence until the last ends (the reference for the compaction test). */
@@ -149,10 +139,9 @@ export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B
     for (let b = 0; b < live; b++) if (st[b * 4 + 2] === SEQ_RUNNING) running++;
     if (running === 0) break; // (a sequence still reading its prompt is running)
     if (!compact) continue;
-    let fit = live;
-    for (const R of p.sizes) if (R < fit && R >= running) fit = R;
+    const fit = fitLiveSize(p.sizes, live, running);
     if (fit < live) {
-      compactSlots(m, p, live, running, steps);
+      compactSlots(m, p, compactionSwaps(live, (b) => st[b * 4 + 2] === SEQ_RUNNING), steps);
       live = fit;
     }
   }
@@ -164,12 +153,11 @@ export function generateOnCpu(m: CpuPolicyMemory, req: GenerateRequest, plan: (B
 }
 
 /**
- * Moves the `running` sequences among slots [0, live) into slots [0, running): each finished
- * sequence in the front swaps with a running one from the back. Tokens, state, log-probs and
+ * Moves the running sequences to the front slots (`swaps`: compactionSwaps). Tokens, state, log-probs and
  * entropies swap whole; KV cache rows (positions [0, filled)) only travel to the front, since a
  * finished sequence is never decoded again.
  */
-function compactSlots(m: CpuPolicyMemory, p: DecodePlan, live: number, running: number, filled: number): void {
+function compactSlots(m: CpuPolicyMemory, p: DecodePlan, swaps: readonly [number, number][], filled: number): void {
   const { rt, cfg } = m;
   const Tmax = cfg.contextLength;
   const C = cfg.dModel;
@@ -183,15 +171,11 @@ function compactSlots(m: CpuPolicyMemory, p: DecodePlan, live: number, running: 
     arr.copyWithin(i * n, j * n, (j + 1) * n);
     arr.set(keep, j * n);
   };
-  let j = live - 1;
-  for (let i = 0; i < running; i++) {
-    if (seqs[i * 4 + 2] === SEQ_RUNNING) continue;
-    while (seqs[j * 4 + 2] !== SEQ_RUNNING) j--;
+  for (const [i, j] of swaps) {
     swap(seqs, i, j, 4);
     for (const a of perPosition) swap(a, i, j, Tmax);
     // K: each channel's positions are contiguous, so the whole block moves; V: its filled rows.
     for (const c of kCaches) c.copyWithin(i * C * Tmax, j * C * Tmax, (j + 1) * C * Tmax);
     for (const c of vCaches) c.copyWithin(i * Tmax * C, j * Tmax * C, j * Tmax * C + filled * C);
-    j--;
   }
 }

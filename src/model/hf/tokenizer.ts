@@ -41,7 +41,8 @@ export function tokenizerFromJson(json: Record<string, unknown>, config: Record<
   const size = tok.get_vocab(true).size;
   return {
     encode: (text) => tok.encode(text).ids,
-    decode: (ids) => tok.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
+    // The library refuses an empty list; the text of no tokens is the empty string.
+    decode: (ids) => (ids.length === 0 ? '' : tok.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false })),
     size,
   };
 }

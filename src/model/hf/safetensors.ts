@@ -123,20 +123,39 @@ export async function readTensor(file: SafetensorsFile, name: string): Promise<F
   return out;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** Every f16 bit pattern's value, built on first use (256 KiB): decoding a half is then one lookup. */
+let halfTable: Float32Array | null = null;
+
 /** Little-endian F32/F16/BF16 bytes → Float32Array, exactly. */
 export function decodeFloats(bytes: Uint8Array, dtype: FloatDtype): Float32Array {
+  const width = dtype === 'F32' ? 4 : 2;
+  const n = bytes.length / width;
+  // Typed-array views need platform = little-endian order and an aligned start; copy into alignment when not aligned.
+  if (!LITTLE_ENDIAN) return decodeFloatsPortable(bytes, dtype);
+  const aligned = bytes.byteOffset % width === 0 ? bytes : bytes.slice();
+  if (dtype === 'F32') return new Float32Array(aligned.buffer.slice(aligned.byteOffset, aligned.byteOffset + aligned.byteLength));
+  const halves = new Uint16Array(aligned.buffer, aligned.byteOffset, n);
+  const out = new Float32Array(n);
+  if (dtype === 'BF16') {
+    const bits = new Uint32Array(out.buffer);
+    for (let i = 0; i < n; i++) bits[i] = halves[i] << 16;
+    return out;
+  }
+  if (!halfTable) {
+    halfTable = new Float32Array(65536);
+    for (let h = 0; h < 65536; h++) halfTable[h] = halfBitsToFloat(h);
+  }
+  for (let i = 0; i < n; i++) out[i] = halfTable[halves[i]];
+  return out;
+}
+
+/** The same through a DataView, for a big-endian platform. */
+export function decodeFloatsPortable(bytes: Uint8Array, dtype: FloatDtype): Float32Array {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (dtype === 'F32') {
-    const out = new Float32Array(bytes.length / 4);
-    for (let i = 0; i < out.length; i++) out[i] = dv.getFloat32(4 * i, true);
-    return out;
-  }
-  const out = new Float32Array(bytes.length / 2);
-  if (dtype === 'F16') {
-    for (let i = 0; i < out.length; i++) out[i] = halfBitsToFloat(dv.getUint16(2 * i, true));
-    return out;
-  }
-  for (let i = 0; i < out.length; i++) out[i] = bf16BitsToFloat(dv.getUint16(2 * i, true));
+  const out = new Float32Array(bytes.length / (dtype === 'F32' ? 4 : 2));
+  for (let i = 0; i < out.length; i++)
+    out[i] = dtype === 'F32' ? dv.getFloat32(4 * i, true) : dtype === 'F16' ? halfBitsToFloat(dv.getUint16(2 * i, true)) : bf16BitsToFloat(dv.getUint16(2 * i, true));
   return out;
 }
 

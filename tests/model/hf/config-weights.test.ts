@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { hfConfigJson, hfParamCount, parseHfConfig } from '../../../src/model/hf/config';
 import { memoryFolder, ModelFolderError } from '../../../src/model/hf/files';
-import { decodeFloats, encodeSafetensors, floatToBf16Bits } from '../../../src/model/hf/safetensors';
+import { decodeFloats, encodeSafetensors, floatToBf16Bits, type TensorToWrite } from '../../../src/model/hf/safetensors';
 import { tinyHfConfig, tinyHfWeights } from '../../../src/model/hf/tiny';
 import { encodeHfFolder, expectedTensors, INDEX_FILE, loadHfWeights, type HfWeights } from '../../../src/model/hf/weights';
 
@@ -104,7 +104,7 @@ describe('weights: write, load back', () => {
 
   it('a tied checkpoint that also stores lm_head.weight, and an old inv_freq buffer, still load', async () => {
     const w = tinyHfWeights(tinyHfConfig('llama'), 1);
-    const named = expectedTensors(w.config).map((t, i) => ({ name: t.name, shape: t.shape, dtype: 'F32' as const, data: allTensors(w)[i] }));
+    const named: TensorToWrite[] = expectedTensors(w.config).map((t, i) => ({ name: t.name, shape: t.shape, dtype: 'F32' as const, data: allTensors(w)[i] }));
     named.push({ name: 'lm_head.weight', shape: [320, 32], dtype: 'F32', data: w.embed });
     named.push({ name: 'model.layers.0.self_attn.rotary_emb.inv_freq', shape: [4], dtype: 'F32', data: new Float32Array(4) });
     const files = encodeHfFolder(w, { dtype: 'F32', shards: 1 });
@@ -114,11 +114,11 @@ describe('weights: write, load back', () => {
 
   it('refuses a missing tensor, a wrong shape, an unknown tensor, no weights, a lying index', async () => {
     const w = tinyHfWeights(tinyHfConfig('qwen2'), 1);
-    const named = expectedTensors(w.config).map((t, i) => ({ name: t.name, shape: t.shape, dtype: 'F32' as const, data: allTensors(w)[i] }));
+    const named: TensorToWrite[] = expectedTensors(w.config).map((t, i) => ({ name: t.name, shape: t.shape, dtype: 'F32' as const, data: allTensors(w)[i] }));
     const withTensors = (list: typeof named) => { const f = encodeHfFolder(w, { dtype: 'F32', shards: 1 }); f.set('model.safetensors', encodeSafetensors(list)); return f; };
     await refusedFolder(withTensors(named.filter((t) => t.name !== 'model.layers.1.self_attn.k_proj.bias')), /tensor "model\.layers\.1\.self_attn\.k_proj\.bias" is missing/);
     await refusedFolder(withTensors(named.map((t) => (t.name === 'model.norm.weight' ? { ...t, shape: [16, 2] } : t))), /m\/model\.safetensors: tensor "model\.norm\.weight" has shape \[16,2\], config\.json implies \[32\]/);
-    await refusedFolder(withTensors([...named, { name: 'model.layers.2.mlp.up_proj.weight', shape: [1], dtype: 'F32', data: [0] }]), /tensor "model\.layers\.2\.mlp\.up_proj\.weight" is not part of a qwen2 model/);
+    await refusedFolder(withTensors([...named, { name: 'model.layers.2.mlp.up_proj.weight', shape: [1], dtype: 'F32', data: new Float32Array(1) }]), /tensor "model\.layers\.2\.mlp\.up_proj\.weight" is not part of a qwen2 model/);
     const none = encodeHfFolder(w, { dtype: 'F32', shards: 1 });
     none.delete('model.safetensors');
     await refusedFolder(none, /^m: no model\.safetensors and no model\.safetensors\.index\.json$/);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { memorySource, ModelFolderError, type ByteSource } from '../../../src/model/hf/files';
 import {
-  bf16BitsToFloat, decodeFloats, encodeSafetensors, floatToBf16Bits, MAX_SAFETENSORS_HEADER_BYTES, readSafetensorsHeader, readTensor,
+  bf16BitsToFloat, decodeFloats, decodeFloatsPortable, encodeSafetensors, floatToBf16Bits, MAX_SAFETENSORS_HEADER_BYTES, readSafetensorsHeader, readTensor,
 } from '../../../src/model/hf/safetensors';
 import { halfBitsToFloat, floatToHalfBits } from '../../../src/util/half-float';
 import { Rng } from '../../../src/util/rng';
@@ -76,6 +76,14 @@ describe('safetensors round trips', () => {
       else if (out[h] !== want) throw new Error(`bf16 0x${h.toString(16)}: got ${out[h]}, want ${want}`);
     }
     expect(bf16BitsToFloat(0x3f80)).toBe(1);
+    // The fast typed-array path equals the DataView path, for every dtype and for an unaligned start.
+    const shifted = new Uint8Array(bytes.length + 1);
+    shifted.set(bytes, 1);
+    for (const dt of ['BF16', 'F16', 'F32'] as const) {
+      const a = decodeFloats(shifted.subarray(1), dt), b = decodeFloatsPortable(bytes, dt);
+      expect(a.length).toBe(b.length);
+      for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i]) && !(Number.isNaN(a[i]) && Number.isNaN(b[i]))) throw new Error(`${dt} ${i}: ${a[i]} vs ${b[i]}`);
+    }
   });
 
   it('BF16 encoding rounds to nearest, ties to even, and saturates only past the largest bfloat16', () => {

@@ -13,6 +13,11 @@
 /** GPT-2's split pattern (the ByteLevel pre-tokenizer's with use_regex). */
 export const GPT2_SPLIT = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
 
+/** Qwen2's split pattern as its tokenizer.json writes it (Oniguruma: an inline case-insensitive group; digits one at a time). */
+export const QWEN2_SPLIT_SOURCE = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+/** The same pattern in JavaScript (the case-insensitive contractions spelled out). */
+export const QWEN2_SPLIT = /'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
+
 /** GPT-2's bytes_to_unicode: each byte → a printable character (printable Latin-1 bytes map to themselves). */
 export function byteToUnicode(): string[] {
   const keep: number[] = [];
@@ -35,6 +40,11 @@ export interface BpeTrainOptions {
   vocabSize: number;
   /** Added as special tokens after the merges (e.g. "<|endoftext|>"). */
   specialTokens?: string[];
+  /**
+   * How text is split before BPE: "gpt2" (GPT-2 / SmolLM: ByteLevel with its own regex) or "qwen2" (Qwen2's layout:
+   * NFC normalizer, a Split pre-tokenizer with Qwen2's pattern, then ByteLevel without a regex). Default gpt2.
+   */
+  style?: 'gpt2' | 'qwen2';
 }
 
 /** Trains on `corpus` and returns the tokenizer.json object. */
@@ -43,8 +53,12 @@ export function trainByteLevelBpe(corpus: readonly string[], opts: BpeTrainOptio
   const specials = opts.specialTokens ?? [];
   const maxMerges = opts.vocabSize - 256 - specials.length;
   if (maxMerges < 0) throw new RangeError(`trainByteLevelBpe: vocabSize ${opts.vocabSize} is below 256 bytes + ${specials.length} special tokens`);
+  const qwen = opts.style === 'qwen2';
   const counts = new Map<string, number>();
-  for (const text of corpus) for (const m of text.matchAll(GPT2_SPLIT)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  for (const raw of corpus) {
+    const text = qwen ? raw.normalize('NFC') : raw;
+    for (const m of text.matchAll(qwen ? QWEN2_SPLIT : GPT2_SPLIT)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  }
   const words = [...counts.keys()].sort().map((w) => ({ syms: wordSymbols(w, table), n: counts.get(w)! }));
   const vocab: Record<string, number> = {};
   table.forEach((ch, b) => (vocab[ch] = b));
@@ -78,8 +92,13 @@ export function trainByteLevelBpe(corpus: readonly string[], opts: BpeTrainOptio
     truncation: null,
     padding: null,
     added_tokens: specials.map((content, i) => ({ id: firstSpecial + i, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-    normalizer: null,
-    pre_tokenizer: { type: 'ByteLevel', ...byteLevel },
+    normalizer: qwen ? { type: 'NFC' } : null,
+    pre_tokenizer: qwen
+      ? { type: 'Sequence', pretokenizers: [
+          { type: 'Split', pattern: { Regex: QWEN2_SPLIT_SOURCE }, behavior: 'Isolated', invert: false },
+          { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false },
+        ] }
+      : { type: 'ByteLevel', ...byteLevel },
     post_processor: { type: 'ByteLevel', ...byteLevel, trim_offsets: false },
     decoder: { type: 'ByteLevel', ...byteLevel },
     model: {

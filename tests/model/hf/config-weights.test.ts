@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { hfConfigJson, hfParamCount, parseHfConfig } from '../../../src/model/hf/config';
 import { memoryFolder, ModelFolderError } from '../../../src/model/hf/files';
 import { decodeFloats, encodeSafetensors, floatToBf16Bits, type TensorToWrite } from '../../../src/model/hf/safetensors';
-import { tinyHfConfig, tinyHfWeights } from '../../../src/model/hf/tiny';
+import { tinyHfConfig, tinyHfFolder, tinyHfWeights } from '../../../src/model/hf/tiny';
 import { encodeHfFolder, expectedTensors, INDEX_FILE, loadHfWeights, type HfWeights } from '../../../src/model/hf/weights';
 
 // SmolLM2-135M's and Qwen2.5-0.5B's config.json (the fields that matter, as published).
@@ -141,5 +141,25 @@ describe('weights: write, load back', () => {
     const badJson = sharded();
     badJson.set(INDEX_FILE, '{"weight_map": ');
     await refusedFolder(badJson, /m\/model\.safetensors\.index\.json: not valid JSON/);
+  });
+});
+
+describe('the tiny fixture checkpoints', () => {
+  it('are deterministic from the seed, small, and of the promised kinds', () => {
+    const size = (m: Map<string, Uint8Array | string>) => [...m.values()].reduce((a, v) => a + (typeof v === 'string' ? v.length : v.length), 0);
+    for (const arch of ['llama', 'qwen2'] as const) {
+      const a = tinyHfFolder(arch, 1), b = tinyHfFolder(arch, 1), c = tinyHfFolder(arch, 2);
+      expect([...a.keys()]).toEqual([...b.keys()]);
+      for (const [k, v] of a) expect(Buffer.from(b.get(k)!).equals(Buffer.from(v))).toBe(true);
+      expect(Buffer.from(c.get('config.json')!).equals(Buffer.from(a.get('config.json')!))).toBe(true);
+      const weightFile = [...a.keys()].find((k) => k.endsWith('.safetensors'))!;
+      expect(Buffer.from(c.get(weightFile)!).equals(Buffer.from(a.get(weightFile)!))).toBe(false);
+      expect(size(a)).toBeLessThan(200_000);
+    }
+    const llama = tinyHfFolder('llama'), qwen = tinyHfFolder('qwen2');
+    expect(JSON.parse(llama.get('config.json') as string)).toMatchObject({ model_type: 'llama', torch_dtype: 'bfloat16', tie_word_embeddings: true, num_key_value_heads: 1, num_attention_heads: 4 });
+    expect([...llama.keys()].sort()).toEqual(['config.json', 'model.safetensors', 'tokenizer.json']);
+    expect(JSON.parse(qwen.get('config.json') as string)).toMatchObject({ model_type: 'qwen2', torch_dtype: 'float32', tie_word_embeddings: false, num_key_value_heads: 2 });
+    expect([...qwen.keys()].filter((k) => /^model-0000\d-of-00003\.safetensors$/.test(k))).toHaveLength(3);
   });
 });

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byteToUnicode, GPT2_SPLIT, trainByteLevelBpe } from '../../../src/model/hf/bpe-train';
+import { byteToUnicode, GPT2_SPLIT, QWEN2_SPLIT, trainByteLevelBpe } from '../../../src/model/hf/bpe-train';
 import { memoryFolder, ModelFolderError } from '../../../src/model/hf/files';
 import { loadHfTokenizer, tokenizerFromJson } from '../../../src/model/hf/tokenizer';
 import { TINY_CORPUS, TINY_SPECIAL } from '../../../src/model/hf/tiny';
@@ -15,12 +15,12 @@ const json = trainByteLevelBpe(TINY_CORPUS, { vocabSize: 300, specialTokens: [TI
 const tok = tokenizerFromJson(json, {}, 'tokenizer.json');
 
 /** BPE as the original GPT-2 encoder does it, from the vocab and merges alone. */
-function referenceEncode(text: string, spec: Record<string, unknown>): number[] {
+function referenceEncode(text: string, spec: Record<string, unknown>, style: 'gpt2' | 'qwen2' = 'gpt2'): number[] {
   const model = spec.model as { vocab: Record<string, number>; merges: [string, string][] };
   const rank = new Map(model.merges.map(([a, b], i) => [`${a} ${b}`, i]));
   const table = byteToUnicode();
   const ids: number[] = [];
-  for (const m of text.matchAll(GPT2_SPLIT)) {
+  for (const m of (style === 'qwen2' ? text.normalize('NFC') : text).matchAll(style === 'qwen2' ? QWEN2_SPLIT : GPT2_SPLIT)) {
     let syms = [...new TextEncoder().encode(m[0])].map((b) => table[b]);
     for (;;) {
       let best = -1, bestRank = Infinity;
@@ -64,6 +64,20 @@ describe('byte-level BPE tokenizer.json', () => {
     }), { numRuns: 300, seed: 44 });
     expect(tok.encode('the answer is correct')).toEqual(referenceEncode('the answer is correct', json));
     expect(tok.encode('the answer is correct').length).toBeLessThan(6); // merges, not bytes
+  });
+
+  it("Qwen2's layout (NFC, a Split pre-tokenizer with its Oniguruma pattern, ByteLevel without regex): ids equal the reference", () => {
+    const qjson = trainByteLevelBpe(TINY_CORPUS, { vocabSize: 300, specialTokens: [TINY_SPECIAL], style: 'qwen2' });
+    const qtok = tokenizerFromJson(qjson, {}, 'tokenizer.json');
+    fc.assert(fc.property(anyText, (text) => {
+      expect(qtok.encode(text)).toEqual(referenceEncode(text, qjson, 'qwen2'));
+      expect(qtok.decode(qtok.encode(text))).toBe(text.normalize('NFC'));
+    }), { numRuns: 300, seed: 46 });
+    // Digits split one at a time, contractions case-insensitively — unlike GPT-2's split.
+    const v = (qjson.model as { vocab: Record<string, number> }).vocab;
+    expect(qtok.encode('42')).toEqual([v['4'], v['2']]);
+    expect(qtok.encode("IT'S")).toEqual(referenceEncode("IT'S", qjson, 'qwen2'));
+    expect([...("IT'S".matchAll(QWEN2_SPLIT))].map((m) => m[0])).toEqual(['IT', "'S"]);
   });
 
   it('decode(encode(text)) is the text, for any Unicode', () => {

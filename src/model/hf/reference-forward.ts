@@ -47,13 +47,16 @@ function rmsNorm(x: Float64Array, T: number, d: number, w: Float32Array, eps: nu
   return y;
 }
 
-/** RoPE in place, rotate_half convention: x·cos + [−x₂, x₁]·sin with angles p·θ^(−2j/d_head), halves (not interleaved pairs). */
-export function applyRope(x: Float64Array, T: number, heads: number, headDim: number, theta: number): void {
+/**
+ * RoPE in place, rotate_half convention: x·cos + [−x₂, x₁]·sin with angles p·θ^(−2j/d_head), halves (not
+ * interleaved pairs). `direction` −1 rotates by the opposite angles: the inverse, which is also RoPE's backward.
+ */
+export function applyRope(x: Float64Array, T: number, heads: number, headDim: number, theta: number, direction: 1 | -1 = 1): void {
   const half = headDim / 2;
   for (let p = 0; p < T; p++)
     for (let j = 0; j < half; j++) {
       const angle = p * Math.pow(theta, (-2 * j) / headDim);
-      const c = Math.cos(angle), s = Math.sin(angle);
+      const c = Math.cos(angle), s = direction * Math.sin(angle);
       for (let h = 0; h < heads; h++) {
         const base = (p * heads + h) * headDim;
         const a = x[base + j], b = x[base + j + half];

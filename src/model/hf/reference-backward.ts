@@ -1,9 +1,10 @@
 /**
- * The gradient of a weighted sum of per-token log-probs, L = Σ_t c_t · log p(tokens[t+1] | tokens[..t]),
+ * The gradient of a weighted sum of per-token log-probs and entropies,
+ * L = Σ_t c_t · log p(tokens[t+1] | tokens[..t]) + Σ_t e_t · H_t (H_t the entropy of that prediction),
  * with respect to every weight of the Llama / Qwen2 decoder, in float64: the twin the backward
  * kernels (WGSL, CPU engine) will be checked against, itself checked by central differences
  * (tests/model/hf/reference-backward.test.ts). GRPO's policy-gradient term is this L with c_t the
- * token's advantage-weighted coefficient.
+ * token's advantage-weighted coefficient; MAGIC's entropy term is e_t = α / (number of tokens).
  *
  * The forward is recomputed here keeping what the backward needs (reference-forward.ts keeps
  * nothing); the head's log-softmax is visited in vocabulary chunks in both directions, recomputing
@@ -76,11 +77,15 @@ function linearB(x: Float64Array, T: number, n: number, W: Float32Array, m: numb
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 
-/** ∂L/∂weights for L = Σ_t coef[t] · log p(tokens[t+1] | tokens[..t]), t = 0 … T−2. */
-export function hfLogprobGrads(w: HfWeights, tokens: readonly number[], coef: readonly number[], chunk = DEFAULT_VOCAB_CHUNK): HfGrads {
+/**
+ * ∂L/∂weights for L = Σ_t coef[t] · log p(tokens[t+1] | tokens[..t]) + Σ_t entCoef[t] · H_t, t = 0 … T−2
+ * (entCoef: none by default). ∂H/∂logit_v = −p_v (log p_v + H).
+ */
+export function hfLogprobGrads(w: HfWeights, tokens: readonly number[], coef: readonly number[], chunk = DEFAULT_VOCAB_CHUNK, entCoef?: readonly number[]): HfGrads {
   const c = w.config;
   const T = tokens.length, d = c.hiddenSize, hd = c.headDim, H = c.numHeads, Hkv = c.numKvHeads, M = c.intermediateSize, V = c.vocabSize;
   if (coef.length !== T - 1) throw new RangeError(`hfLogprobGrads: ${coef.length} coefficients for ${T - 1} predicted tokens`);
+  if (entCoef && entCoef.length !== T - 1) throw new RangeError(`hfLogprobGrads: ${entCoef.length} entropy coefficients for ${T - 1} predicted tokens`);
   const group = H / Hkv, scale = 1 / Math.sqrt(hd), eps = c.rmsNormEps;
   // Forward, keeping each layer's intermediates.
   let h = new Float64Array(T * d);
@@ -123,7 +128,8 @@ export function hfLogprobGrads(w: HfWeights, tokens: readonly number[], coef: re
   const nf = rmsNormF(h, T, d, w.norm, eps);
   const head = w.lmHead ?? w.embed;
   const targets = tokens.map((_, t) => (t + 1 < T ? tokens[t + 1] : -1));
-  const lse = chunkedVocabStats(nf.y, T, d, head, V, targets, chunk).logSumExp;
+  const stats = chunkedVocabStats(nf.y, T, d, head, V, targets, chunk);
+  const lse = stats.logSumExp;
 
   const grads: HfGrads = {
     embed: new Float64Array(w.embed.length),
@@ -132,17 +138,19 @@ export function hfLogprobGrads(w: HfWeights, tokens: readonly number[], coef: re
     lmHead: w.lmHead ? new Float64Array(w.lmHead.length) : null,
   };
   const dHead = grads.lmHead ?? grads.embed;
-  // Head: ∂L/∂logit[t, v] = c_t (1[v = target] − p_v), one vocabulary chunk at a time.
+  // Head: ∂L/∂logit[t, v] = c_t (1[v = target] − p_v) − e_t p_v (log p_v + H_t), one vocabulary chunk at a time.
   const dnf = new Float64Array(T * d);
   for (let c0 = 0; c0 < V; c0 += chunk) {
     const n = Math.min(chunk, V - c0);
     for (let t = 0; t < T - 1; t++) {
-      if (coef[t] === 0) continue;
+      const e = entCoef ? entCoef[t] : 0;
+      if (coef[t] === 0 && e === 0) continue;
       for (let r = 0; r < n; r++) {
         const vRow = c0 + r;
         let l = 0;
         for (let i = 0; i < d; i++) l += nf.y[t * d + i] * head[vRow * d + i];
-        const dl = coef[t] * ((vRow === targets[t] ? 1 : 0) - Math.exp(l - lse[t]));
+        const logp = l - lse[t], p = Math.exp(logp);
+        const dl = coef[t] * ((vRow === targets[t] ? 1 : 0) - p) - e * p * (logp + stats.entropy[t]);
         for (let i = 0; i < d; i++) {
           dnf[t * d + i] += dl * head[vRow * d + i];
           dHead[vRow * d + i] += dl * nf.y[t * d + i];

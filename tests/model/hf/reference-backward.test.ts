@@ -1,6 +1,6 @@
 /**
  * The float64 backward of the Llama / Qwen2 decoder against central differences of the float64
- * forward, for L = Σ_t c_t · log p(token t+1 | prefix) with random coefficients: every kind of
+ * forward, for L = Σ_t c_t · log p(token t+1 | prefix) + Σ_t e_t · H_t with random coefficients: every kind of
  * weight (embedding, norms, q/k/v/o with Qwen2's biases, gate/up/down, head, tied or not) at random
  * entries, on both tiny architectures (GQA with groups of 4 and of 2). And the gradient does not
  * depend on the vocabulary chunk.
@@ -29,8 +29,12 @@ for (const arch of ['llama', 'qwen2'] as const)
     const w = tinyHfWeights(tinyHfConfig(arch), 11);
     const tokens = [7, 301, 45, 45, 2, 288, 130];
     const coef = tokens.slice(1).map(() => rng.normal());
-    const loss = () => hfTokenLogprobs(w, tokens, 64).logprobs.reduce((a, lp, t) => a + coef[t] * lp, 0);
-    const grads = hfLogprobGrads(w, tokens, coef, 64);
+    const entCoef = tokens.slice(1).map(() => rng.normal());
+    const loss = () => {
+      const r = hfTokenLogprobs(w, tokens, 64);
+      return r.logprobs.reduce((a, lp, t) => a + coef[t] * lp + entCoef[t] * r.entropies[t], 0);
+    };
+    const grads = hfLogprobGrads(w, tokens, coef, 64, entCoef);
 
     it('matches at random entries of every weight (≤ 1e-6 absolute + 1e-4 relative)', () => {
       let checked = 0;
@@ -57,7 +61,7 @@ for (const arch of ['llama', 'qwen2'] as const)
 
     it('does not depend on the vocabulary chunk', () => {
       for (const chunk of [1, 13, 320]) {
-        const other = hfLogprobGrads(w, tokens, coef, chunk);
+        const other = hfLogprobGrads(w, tokens, coef, chunk, entCoef);
         pairs(w, other).forEach(([name, , g], k) => {
           const ref = pairs(w, grads)[k][2];
           for (let i = 0; i < g.length; i++) if (Math.abs(g[i] - ref[i]) > 1e-12) throw new Error(`${name}[${i}] chunk ${chunk}`);
@@ -70,5 +74,15 @@ describe('backward inputs', () => {
   it('needs one coefficient per predicted token', () => {
     const w = tinyHfWeights(tinyHfConfig('llama'), 1);
     expect(() => hfLogprobGrads(w, [1, 2, 3], [1])).toThrow(/1 coefficients for 2 predicted tokens/);
+    expect(() => hfLogprobGrads(w, [1, 2, 3], [1, 1], 64, [1])).toThrow(/1 entropy coefficients for 2 predicted tokens/);
+  });
+
+  it('the entropy term alone has its own gradient (zero coefficients on the log-probs)', () => {
+    const w = tinyHfWeights(tinyHfConfig('qwen2'), 3);
+    const tokens = [1, 2, 3, 4];
+    const none = hfLogprobGrads(w, tokens, [0, 0, 0]);
+    expect(none.norm.every((x) => x === 0)).toBe(true);
+    const ent = hfLogprobGrads(w, tokens, [0, 0, 0], 64, [1, 1, 1]);
+    expect(ent.norm.some((x) => Math.abs(x) > 1e-6)).toBe(true);
   });
 });

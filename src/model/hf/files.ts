@@ -35,7 +35,10 @@ export interface ModelFiles {
 
 /** A small text file (config.json, tokenizer.json, an index) read whole, refused past `maxBytes`. */
 export async function readTextFile(files: ModelFiles, file: string, maxBytes: number): Promise<string> {
-  const src = await files.open(file);
+  return textOf(await files.open(file), file, maxBytes);
+}
+
+async function textOf(src: ByteSource, file: string, maxBytes: number): Promise<string> {
   if (src.size > maxBytes) throw new ModelFolderError(`${src.name}: ${src.size} bytes, more than a ${file} may be (${maxBytes})`);
   const bytes = await src.read(0, src.size);
   try {
@@ -48,7 +51,7 @@ export async function readTextFile(files: ModelFiles, file: string, maxBytes: nu
 /** A small JSON object file, parsed; a parse error or a non-object names the file. */
 export async function readJsonObject(files: ModelFiles, file: string, maxBytes: number): Promise<Record<string, unknown>> {
   const src = await files.open(file);
-  const text = await readTextFile(files, file, maxBytes);
+  const text = await textOf(src, file, maxBytes);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -126,6 +126,16 @@ describe('weights: write, load back', () => {
     noConfig.delete('config.json');
     await refusedFolder(noConfig, /m\/config\.json: no such file/);
 
+    const bigConfig = encodeHfFolder(w, { dtype: 'F32', shards: 1 });
+    bigConfig.set('config.json', ' '.repeat((1 << 20) + 1));
+    await refusedFolder(bigConfig, /m\/config\.json: 1048577 bytes, more than a config\.json may be \(1048576\)/);
+    const listConfig = encodeHfFolder(w, { dtype: 'F32', shards: 1 });
+    listConfig.set('config.json', '[]');
+    await refusedFolder(listConfig, /m\/config\.json: expected a JSON object/);
+    const binConfig = encodeHfFolder(w, { dtype: 'F32', shards: 1 });
+    binConfig.set('config.json', new Uint8Array([0x7b, 0xff, 0x7d]));
+    await refusedFolder(binConfig, /m\/config\.json: not UTF-8 text/);
+
     const sharded = () => encodeHfFolder(w, { dtype: 'F32', shards: 2 });
     const withIndex = (edit: (map: Record<string, string>) => void) => {
       const f = sharded();

@@ -8,6 +8,10 @@ it: tests/model/hf/reference-parity.test.ts runs it on the tiny checkpoints.
     python3 scripts/hf_reference.py MODEL_DIR 1,2,3,4
 prints {"logprobs": [...], "entropies": [...]}: log p(token[t+1] | token[..t]) and the entropy at
 positions t = 0 .. T-2.
+
+    python3 scripts/hf_reference.py MODEL_DIR 1,2,3,4 --grad COEFS ENT_COEFS NAME:INDEX [NAME:INDEX ...]
+adds "grads": central differences (step 1e-5, in float64) of sum_t c_t*logprob_t + e_t*entropy_t with respect
+to the named weights' flat entries, e.g. model.layers.0.self_attn.q_proj.weight:17.
 """
 import json
 import os
@@ -108,16 +112,44 @@ def forward_logits(cfg, w, tokens):
     return x @ head.T
 
 
-def main():
-    folder, tokens = sys.argv[1], [int(t) for t in sys.argv[2].split(",")]
-    cfg, w = load(folder)
+def scores(cfg, w, tokens):
     logits = forward_logits(cfg, w, tokens)
     m = logits.max(axis=-1, keepdims=True)
     lse = (m + np.log(np.exp(logits - m).sum(axis=-1, keepdims=True)))[:, 0]
     logp = logits - lse[:, None]
     lp = [float(logp[t, tokens[t + 1]]) for t in range(len(tokens) - 1)]
     ent = [float(-(np.exp(logp[t]) * logp[t]).sum()) for t in range(len(tokens) - 1)]
-    print(json.dumps({"logprobs": lp, "entropies": ent}))
+    return lp, ent
+
+
+def main():
+    folder, tokens = sys.argv[1], [int(t) for t in sys.argv[2].split(",")]
+    cfg, w = load(folder)
+    lp, ent = scores(cfg, w, tokens)
+    out = {"logprobs": lp, "entropies": ent}
+    if len(sys.argv) > 3 and sys.argv[3] == "--grad":
+        coef = [float(x) for x in sys.argv[4].split(",")]
+        ent_coef = [float(x) for x in sys.argv[5].split(",")]
+        if cfg.get("tie_word_embeddings", False):
+            w.pop("lm_head.weight", None)
+
+        def objective():
+            a, b = scores(cfg, w, tokens)
+            return sum(c * x for c, x in zip(coef, a)) + sum(e * x for e, x in zip(ent_coef, b))
+
+        grads = []
+        for spec in sys.argv[6:]:
+            name, index = spec.rsplit(":", 1)
+            flat = w[name].reshape(-1)  # a view: edits reach the weight
+            i, orig, step = int(index), float(flat[int(index)]), 1e-5
+            flat[i] = orig + step
+            plus = objective()
+            flat[i] = orig - step
+            minus = objective()
+            flat[i] = orig
+            grads.append((plus - minus) / (2 * step))
+        out["grads"] = grads
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -3,13 +3,20 @@
  * forward, for L = Σ_t c_t · log p(token t+1 | prefix) + Σ_t e_t · H_t with random coefficients: every kind of
  * weight (embedding, norms, q/k/v/o with Qwen2's biases, gate/up/down, head, tied or not) at random
  * entries, on both tiny architectures (GQA with groups of 4 and of 2). And the gradient does not
- * depend on the vocabulary chunk.
+ * depend on the vocabulary chunk. Then against scripts/hf_reference.py's central differences of its own
+ * numpy forward (float64 weights, step 1e-5): an independent forward, so a shared misreading of the
+ * architecture in the lab's forward and backward would show.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { memoryFolder } from '../../../src/model/hf/files';
 import { hfLogprobGrads, type HfGrads } from '../../../src/model/hf/reference-backward';
 import { hfTokenLogprobs } from '../../../src/model/hf/reference-forward';
-import { tinyHfConfig, tinyHfWeights } from '../../../src/model/hf/tiny';
-import type { HfWeights } from '../../../src/model/hf/weights';
+import { tinyHfConfig, tinyHfFolder, tinyHfWeights } from '../../../src/model/hf/tiny';
+import { expectedTensors, loadHfWeights, type HfWeights } from '../../../src/model/hf/weights';
 import { Rng } from '../../../src/util/rng';
 
 const rng = new Rng(4404);
@@ -85,4 +92,27 @@ describe('backward inputs', () => {
     const ent = hfLogprobGrads(w, tokens, [0, 0, 0], 64, [1, 1, 1]);
     expect(ent.norm.some((x) => Math.abs(x) > 1e-6)).toBe(true);
   });
+});
+
+describe('backward vs an independent forward (numpy, scripts/hf_reference.py --grad)', () => {
+  for (const arch of ['llama', 'qwen2'] as const)
+    it(`${arch}: the gradient at entries of every tensor kind equals numpy's float64 central differences (1e-6 relative)`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), `magic-hf-grad-${arch}-`));
+      for (const [f, body] of tinyHfFolder(arch, 1)) writeFileSync(join(dir, f), body);
+      const w = await loadHfWeights(memoryFolder('m', tinyHfFolder(arch, 1)));
+      const tokens = [9, 288, 31, 31, 150, 7];
+      const coef = [0.7, -1.2, 0.4, 1.1, -0.3], entCoef = [0.05, -0.2, 0.3, 0.1, 0.02];
+      const g = hfLogprobGrads(w, tokens, coef, 100, entCoef);
+      const specs = expectedTensors(w.config).map((t, k) => {
+        const n = t.shape.reduce((a, b) => a * b, 1);
+        const index = t.key === 'embed' ? tokens[2] * 32 + (k % 32) : (k * 7919) % n;
+        const grad = t.layer >= 0 ? (g.layers[t.layer] as Record<string, Float64Array>)[t.key] : (g as unknown as Record<string, Float64Array>)[t.key];
+        return { spec: `${t.name}:${index}`, mine: grad[index] };
+      });
+      const out = JSON.parse(execFileSync('python3', ['scripts/hf_reference.py', dir, tokens.join(','), '--grad', coef.join(','), entCoef.join(','), ...specs.map((s) => s.spec)], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: '' } }));
+      specs.forEach((s, i) => {
+        if (Math.abs(s.mine - out.grads[i]) > 1e-8 + 1e-6 * Math.abs(out.grads[i])) throw new Error(`${s.spec}: backward ${s.mine}, numpy ${out.grads[i]}`);
+      });
+      expect(specs.length).toBeGreaterThan(10);
+    }, 60_000);
 });

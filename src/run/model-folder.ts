@@ -23,14 +23,15 @@ export function nodeModelFolder(dir: string, flag = '--model'): ModelFiles {
   if (!st.isDirectory()) throw new ModelFolderError(`${flag}: ${dir} is not a directory (a model folder holds config.json, safetensors and tokenizer.json)`);
   return {
     name: dir,
+    // Anything of that name counts as present, so a directory or device there is refused by open() with its kind.
     async has(file) {
-      return statOrNull(path.join(dir, file))?.isFile() ?? false;
+      return statOrNull(path.join(dir, file)) !== null;
     },
     async open(file) {
       const p = path.join(dir, file);
       const fst = statOrNull(p);
       if (!fst) throw new ModelFolderError(`${p}: no such file in the model folder`);
-      if (!fst.isFile()) throw new ModelFolderError(`${p}: not a regular file`);
+      if (!fst.isFile()) throw new ModelFolderError(`${p}: ${fst.isDirectory() ? 'a directory' : 'a device, pipe or socket'}, not a regular file`);
       return fileSource(p, fst.size);
     },
   };

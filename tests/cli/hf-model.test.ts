@@ -7,7 +7,7 @@
  * Broken folders and files are one line, exit 2.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -119,6 +119,19 @@ describe('bad input: one line, exit 2', () => {
     expectOneLine(await run('logprobs', '--model', empty, '--tokens', '1'), /config\.json: model_type "mistral" is not supported/);
     expectOneLine(await run('tokenize', '--model', empty, '--text', 'x'), /empty\/tokenizer\.json: no such file/);
   });
+  it('hostile paths inside the folder: a directory or a device where a file belongs, a device as the folder', async () => {
+    const dirCfg = writeFolder('dir-config', new Map([...tinyHfFolder('llama', 1)].filter(([f]) => f !== 'config.json')));
+    mkdirSync(join(dirCfg, 'config.json'));
+    expectOneLine(await run('logprobs', '--model', dirCfg, '--tokens', '1'), /dir-config\/config\.json: a directory, not a regular file/);
+    const dev = writeFolder('dev-weights', new Map([...tinyHfFolder('llama', 1)].filter(([f]) => f !== 'model.safetensors')));
+    symlinkSync('/dev/zero', join(dev, 'model.safetensors'));
+    expectOneLine(await run('logprobs', '--model', dev, '--tokens', '1'), /dev-weights\/model\.safetensors: a device, pipe or socket, not a regular file/);
+    expectOneLine(await run('logprobs', '--model', '/dev/zero', '--tokens', '1'), /--model: \/dev\/zero is not a directory/);
+    const dirTok = writeFolder('dir-tok', new Map());
+    mkdirSync(join(dirTok, 'tokenizer.json'));
+    expectOneLine(await run('tokenize', '--model', dirTok, '--text', 'x'), /dir-tok\/tokenizer\.json: a directory, not a regular file/);
+  });
+
   it('bad tokens and flags', async () => {
     expectOneLine(await run('logprobs', '--model', llama, '--tokens', '1,x'), /--tokens: expected comma-separated non-negative integers/);
     expectOneLine(await run('logprobs', '--model', llama, '--tokens', '1,320'), /--tokens: token 320 is outside the model's vocabulary \[0, 320\)/);

@@ -27,7 +27,7 @@ export interface ByteSource {
 export interface ModelFiles {
   /** The folder as shown in messages. */
   readonly name: string;
-  /** Whether the folder holds a regular file of this name. */
+  /** Whether the folder holds something of this name (open() then says if it is not a usable file). */
   has(file: string): Promise<boolean>;
   /** The file, or a ModelFolderError naming it when it is missing or not a regular file. */
   open(file: string): Promise<ByteSource>;

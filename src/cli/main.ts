@@ -20,6 +20,8 @@ import { exportVerl, EXPORT_VERL_FLAGS } from './export-verl';
 import { RunLockError } from '../run/dir-lock';
 import { FileReadError } from '../run/read-file';
 import { userFault } from './user-fault';
+import { logprobs, LOGPROBS_FLAGS, tokenize, TOKENIZE_FLAGS } from './hf-model';
+import { ModelFolderError } from '../model/hf/files';
 
 const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu|wasm: WebGPU through Dawn, or the WebAssembly SIMD CPU engine)
 
@@ -36,6 +38,8 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu
   magic-lab ablate FINDING [--seeds N] [--steps N] | --list | --replication   one paper finding → reports/FINDING/report.md
   magic-lab compare --a DIR --b DIR [--out F.md]   two sweeps paired by seed (e.g. backends): B − A with 95% CIs
   magic-lab export-verl (--run DIR | --preset NAME [--config F]) [--scale 1.5b|7b|32b] --out DIR   the recipe and its problems as a verl launch (parquet, reward.py, run_stageK.sh)
+  magic-lab logprobs --model DIR (--tokens 1,2,3 | --text "…")   a Llama/Qwen2 folder's per-token log-probs (float64 reference forward)
+  magic-lab tokenize --model DIR --text "…"   the ids of its tokenizer.json
   magic-lab import-verl LOG [LOG…] --out RUNFILE   a verl run's console log / W&B or TensorBoard CSV / JSONL → a run file the page imports
 
 Run 'magic-lab <command> --help' for a command's flags.`;
@@ -84,6 +88,14 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
         if (rest.includes('--help')) return log(helpText('import-verl LOG [LOG…]', "a cluster run's log → a MAGIC Lab run file (docs/verl-import.md)", IMPORT_VERL_FLAGS)), 0;
         await importVerl(rest, log, err);
         return 0;
+      case 'logprobs':
+        if (rest.includes('--help')) return log(helpText('logprobs', "a Hugging Face Llama/Qwen2 folder's log p of each token given its prefix (docs/real-models.md)", LOGPROBS_FLAGS)), 0;
+        await logprobs(rest, log);
+        return 0;
+      case 'tokenize':
+        if (rest.includes('--help')) return log(helpText('tokenize', "a model folder's tokenizer.json ids of a text", TOKENIZE_FLAGS)), 0;
+        await tokenize(rest, log);
+        return 0;
       case 'ablate':
         if (rest.includes('--help')) return log(helpText('ablate FINDING', 'reproduce one finding of the paper (--list: the findings)', ABLATE_FLAGS)), 0;
         await ablate(rest, log);
@@ -99,7 +111,7 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
     }
   } catch (e) {
     // A file the user named that cannot be used is a usage error too: one line, exit 2.
-    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckpointError || e instanceof RunLockError || e instanceof FileReadError) {
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckpointError || e instanceof RunLockError || e instanceof FileReadError || e instanceof ModelFolderError) {
       err(`magic-lab ${command}: ${oneLine(e.message)}`);
       return 2;
     }

@@ -19,6 +19,7 @@ import { importVerl, IMPORT_VERL_FLAGS } from './import-verl';
 import { exportVerl, EXPORT_VERL_FLAGS } from './export-verl';
 import { RunLockError } from '../run/dir-lock';
 import { FileReadError } from '../run/read-file';
+import { OutputPathError } from '../run/write-file';
 import { userFault } from './user-fault';
 
 const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu|wasm: WebGPU through Dawn, or the WebAssembly SIMD CPU engine)
@@ -99,7 +100,7 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
     }
   } catch (e) {
     // A file the user named that cannot be used is a usage error too: one line, exit 2.
-    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckpointError || e instanceof RunLockError || e instanceof FileReadError) {
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckpointError || e instanceof RunLockError || e instanceof FileReadError || e instanceof OutputPathError) {
       err(`magic-lab ${command}: ${oneLine(e.message)}`);
       return 2;
     }

@@ -4,7 +4,7 @@
  * DIR/checkpoint.mlck (the latest full run state). All flags and the config are validated
  * before anything is written.
  */
-import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint, NonFiniteWeightsError } from '../model/checkpoint';
@@ -20,9 +20,10 @@ import { acquireBackend, BACKEND_FLAG, MATMUL_VARIANT_FLAG, parseBackendChoice, 
 import { readJsonFile } from './sft';
 import type { TrainRunOptions } from '../run/train-options';
 import { checkRunFits } from './resources';
-import { lockRunDir, tempPathFor } from '../run/dir-lock';
+import { lockRunDir } from '../run/dir-lock';
+import { appendAll, replaceFileWhole } from '../run/write-file';
 import { FileReadError, readCheckpointFile } from '../run/read-file';
-import { filterJournal, JournalDamageError } from '../run/journal';
+import { JournalDamageError, prepareJournalCut, type PendingJournal } from '../run/journal';
 import { checkResumeIdentity } from './run-identity';
 import { parseRungFlag, RUNG_FLAG } from './rung';
 import { DEFAULT_BASE, defaultBaseFor, missingRungBase, rungBasePath } from '../run/rung-base';
@@ -85,22 +86,9 @@ function checkOutDir(dir: string, flag: string): void {
   }
 }
 
-/** Replaces `file` whole (temp file + rename): a failed write leaves the old contents. The temp file is this process's own. */
+/** Replaces `file` whole (temp file + rename, every byte checked): a failed write leaves the old contents and no temp file. */
 function replaceFile(file: string, text: string | Uint8Array): void {
-  const tmp = tempPathFor(file);
-  writing(file, () => {
-    try {
-      writeFileSync(tmp, text);
-    } catch (e) {
-      try {
-        rmSync(tmp, { force: true });
-      } catch {
-        // the temp file is only ever renamed over a good one; a leftover is harmless
-      }
-      throw e;
-    }
-    renameSync(tmp, file);
-  });
+  writing(file, () => replaceFileWhole(file, text));
 }
 
 export const TRAIN_FLAGS: Record<string, FlagSpec> = {
@@ -308,22 +296,30 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     let evaluatedAt = -1;
     // Drops records written after the checkpoint at `step` (a crash between the two, or a lost GPU device): they will be recomputed identically.
     const cutJournals = (step: number) => {
-      for (const f of [metricsFile, samplesFile]) {
-        if (!existsSync(f)) continue;
-        // Streamed through a temp file, renamed over the journal only when whole (src/run/journal.ts).
-        const keep = (r: Record<string, unknown>) => {
-          if (((r.step as number | undefined) ?? 0) > step) return false;
-          // A finished run resumed again already has its final evaluation: do not append a second one.
-          if (f === metricsFile && r.type === 'eval' && r.step === step) evaluatedAt = step;
-          return true;
-        };
-        try {
-          writing(f, () => filterJournal(f, keep, (line) => log(`warning: ${f}:${line}: dropped a partial last record (a crash or full disk while it was written)`)));
-        } catch (e) {
-          if (e instanceof JournalDamageError || e instanceof FileReadError) throw new UsageError(e.message);
-          throw e;
+      // Each journal is written whole beside itself first (src/run/journal.ts); only when every one
+      // was written are they renamed into place, so a full disk or damage found late changes none.
+      const pending: (PendingJournal & { file: string })[] = [];
+      try {
+        for (const f of [metricsFile, samplesFile]) {
+          if (!existsSync(f)) continue;
+          const keep = (r: Record<string, unknown>) => {
+            if (((r.step as number | undefined) ?? 0) > step) return false;
+            // A finished run resumed again already has its final evaluation: do not append a second one.
+            if (f === metricsFile && r.type === 'eval' && r.step === step) evaluatedAt = step;
+            return true;
+          };
+          try {
+            pending.push({ file: f, ...writing(f, () => prepareJournalCut(f, keep, (line) => log(`warning: ${f}:${line}: dropped a partial last record (a crash or full disk while it was written)`))) });
+          } catch (e) {
+            if (e instanceof JournalDamageError || e instanceof FileReadError) throw new UsageError(e.message);
+            throw e;
+          }
         }
+      } catch (e) {
+        for (const p of pending) p.abort();
+        throw e;
       }
+      for (const p of pending) writing(p.file, () => p.commit());
     };
     if (resume) {
       cutJournals(trainer.step);
@@ -335,7 +331,7 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     log(`training ${resume ? 'resumed' : 'started'} in ${out} on ${backend.description}${checkpoint && !resume ? ' from the base checkpoint' : resume ? ` at step ${trainer.step}` : ' from random init'}`);
     if (trainer.policy.matmulVariant) log(`matmul variant ${trainer.policy.matmulVariant} (${resume ? 'the run\'s own, from its checkpoint' : o.matmulVariant && o.matmulVariant !== 'auto' ? '--matmul-variant' : 'the fastest on this adapter, timed or cached'})`);
     const writeEval = (rec: EvalRecord) => {
-      writing(metricsFile, () => appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n'));
+      writing(metricsFile, () => appendAll(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n'));
       log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/')).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
     };
     let savedStep = resume ? trainer.step : -1;
@@ -401,8 +397,8 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
         while (!trainer.done && (maxSteps === undefined || trainer.step < maxSteps)) {
           const stageBefore = trainer.stage;
           const res = await trainer.trainStep();
-          writing(metricsFile, () => appendFileSync(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n'));
-          writing(samplesFile, () => appendFileSync(samplesFile, res.samples.map((s) => JSON.stringify(s) + '\n').join('')));
+          writing(metricsFile, () => appendAll(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n'));
+          writing(samplesFile, () => appendAll(samplesFile, res.samples.map((s) => JSON.stringify(s) + '\n').join('')));
           if (res.eval) {
             lastEval = res.eval;
             evaluatedAt = trainer.step;

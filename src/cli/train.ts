@@ -20,11 +20,11 @@ import { acquireBackend, BACKEND_FLAG, MATMUL_VARIANT_FLAG, parseBackendChoice, 
 import { readJsonFile } from './sft';
 import type { TrainRunOptions } from '../run/train-options';
 import { checkRunFits } from './resources';
-import { lockRunDir } from '../run/dir-lock';
+import { lockRunDir, removeDeadTempFiles } from '../run/dir-lock';
 import { appendAll, replaceFileWhole } from '../run/write-file';
 import { FileReadError, readCheckpointFile } from '../run/read-file';
 import { JournalDamageError, prepareJournalCut, type PendingJournal } from '../run/journal';
-import { checkResumeIdentity } from './run-identity';
+import { checkResumeIdentity, type ResumeState } from './run-identity';
 import { parseRungFlag, RUNG_FLAG } from './rung';
 import { DEFAULT_BASE, defaultBaseFor, missingRungBase, rungBasePath } from '../run/rung-base';
 import { folderFilterCache } from '../run/filter-cache';
@@ -225,7 +225,11 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     if (ck.meta.kind !== 'magic-lab-run') throw new UsageError(`--resume: ${file} is not a run checkpoint`);
     config = runCheckpointConfig(ck, file); // a bad meta.config: one line naming the file and the field
     // Another run's checkpoint (seed, model, config) or a step past the schedule: refused before the journals are touched.
-    checkResumeIdentity(o.dir, file, config, (ck.meta.state as { step?: number } | undefined)?.step);
+    const state = ck.meta.state as ResumeState | undefined;
+    checkResumeIdentity(o.dir, file, config, state?.step, state);
+    // A kill -9 mid-write leaves a temp file (a checkpoint's is full-size): the lock's holder clears them once the run is known to be this one.
+    const gone = writing(o.dir, () => removeDeadTempFiles(o.dir));
+    if (gone.length) log(`note: removed ${gone.length} temp file${gone.length > 1 ? 's' : ''} of processes no longer running from ${o.dir} (${gone.join(', ')})`);
     out = o.dir;
   } else {
     const presetName = o.preset ?? 'magic';

@@ -5,7 +5,7 @@
  * another host (its pid cannot be checked from here), is refused with one line naming it.
  * Pure Node fs: the CLI's train and sft and the sweep runner can all take it.
  */
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -236,3 +236,33 @@ export function lockRunDir(dir: string, log?: (s: string) => void): () => void {
 
 /** A temp file beside `file`, unique to this process (src/run/write-file.ts). */
 export { tempPathFor };
+
+/**
+ * Removes the temp files (`.<pid>.<name>.tmp`, see tempPathFor) and lock claim markers that
+ * processes no longer running left in `dir` (a kill -9 mid-write: a checkpoint's temp file is
+ * full-size). Called by the lock's holder, so no live writer of `dir` can own one. Returns the
+ * names removed.
+ */
+export function removeDeadTempFiles(dir: string): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    let pid: number | null = null;
+    const temp = /^\.([1-9]\d{0,9})\..+\.tmp$/.exec(name);
+    if (temp) pid = Number(temp[1]);
+    else if (name.startsWith(`${RUN_LOCK_FILE}.reclaim-`)) pid = readLockHolder(join(dir, name))?.pid ?? null;
+    if (pid === null || pid === process.pid || processAlive(pid)) continue;
+    try {
+      rmSync(join(dir, name), { force: true });
+      removed.push(name);
+    } catch {
+      // a file we cannot remove is left as it was (it is never read)
+    }
+  }
+  return removed;
+}

@@ -29,7 +29,7 @@ vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const paths = new Map<number, string>();
   const full = new Set<number>();
-  const openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
+  const openSync = ((path: import('node:fs').PathLike, ...rest: unknown[]) => {
     const fd = (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
     paths.set(fd, String(path));
     full.delete(fd);

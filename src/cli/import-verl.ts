@@ -13,7 +13,7 @@ import { validateRunConfig } from '../rl/config';
 import { importRunFiles, RunFileError, runToJsonl } from '../io/runfile';
 import { isLabRunFile, writeImportedRunJsonl } from '../io/runfile-stream';
 import { FileReadError, readLinesSync } from '../run/read-file';
-import { openReplacement } from '../run/write-file';
+import { explainFsCode, openReplacement } from '../run/write-file';
 import { warningLines, type VerlLineSource } from '../verl/import';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 
@@ -61,7 +61,7 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
-const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+const errCode = (e: unknown) => explainFsCode(e as NodeJS.ErrnoException) ?? (e as Error).message;
 
 export async function importVerl(argv: string[], log: (s: string) => void, err: (s: string) => void): Promise<void> {
   const { files, flags: flagArgs } = splitArgs(argv);

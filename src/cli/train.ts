@@ -21,7 +21,7 @@ import { readJsonFile } from './sft';
 import type { TrainRunOptions } from '../run/train-options';
 import { checkRunFits } from './resources';
 import { lockRunDir, removeDeadTempFiles } from '../run/dir-lock';
-import { appendAll, replaceFileWhole } from '../run/write-file';
+import { appendAll, explainFsCode, replaceFileWhole } from '../run/write-file';
 import { FileReadError, readCheckpointFile } from '../run/read-file';
 import { JournalDamageError, prepareJournalCut, type PendingJournal } from '../run/journal';
 import { checkResumeIdentity, type ResumeState } from './run-identity';
@@ -53,7 +53,8 @@ function describeFsError(e: NodeJS.ErrnoException): string {
     EIO: 'an I/O error',
     ENOENT: 'the directory is gone',
   };
-  return e.code ? `${why[e.code] ?? e.message} (${e.code})` : e.message;
+  const code = explainFsCode(e); // ENOENT from mkdir on a read-only mount: EROFS
+  return code ? `${why[code] ?? e.message} (${code})` : e.message;
 }
 
 /** Runs one write to `file`; a file-system failure becomes a RunFileWriteError naming it. */

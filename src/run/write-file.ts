@@ -7,7 +7,8 @@
  * /dev/null, a FIFO, a directory) is refused before anything is written — a rename would replace
  * the device node itself.
  */
-import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, existsSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 /** A target the CLI will not write: the user's to fix (exit 2, one line). */
 export class OutputPathError extends Error {
@@ -163,4 +164,27 @@ export function replaceFileWhole(file: string, data: string | Uint8Array, opts: 
 export function tempPathFor(file: string): string {
   const slash = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
   return `${file.slice(0, slash + 1)}.${process.pid}.${file.slice(slash + 1)}.tmp`;
+}
+
+/**
+ * The errno code that explains a failed file-system call on `path`: Node's recursive mkdir
+ * reports ENOENT on a read-only mount (and under a parent it may not enter), so an ENOENT is
+ * checked against the nearest folder that exists — EROFS or EACCES when that folder cannot be
+ * written, else ENOENT (a part of the path vanished).
+ */
+export function explainFsCode(e: NodeJS.ErrnoException): string | undefined {
+  if (e.code !== 'ENOENT' || typeof e.path !== 'string') return e.code;
+  let probe = resolve(e.path);
+  for (;;) {
+    const up = dirname(probe);
+    if (up === probe) return e.code;
+    probe = up;
+    if (existsSync(probe)) break;
+  }
+  try {
+    accessSync(probe, fsConstants.W_OK);
+  } catch (w) {
+    return (w as NodeJS.ErrnoException).code ?? e.code;
+  }
+  return e.code;
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
 import { cliRunner } from './harness';
-import { fillLeaving, makeNullDevice, mountTmpfs, realFsSkip, unmountAll } from './real-fs';
+import { fillLeaving, makeNullDevice, mountTmpfs, realFsSkip, remountReadOnly, unmountAll } from './real-fs';
 
 const run = cliRunner(main);
 const root = mkdtempSync(join(tmpdir(), 'magic-real-faults-'));
@@ -103,3 +103,55 @@ describe.skipIf(realFsSkip !== null)(`writes on a real nearly full disk${realFsS
     expect(existsSync(join(dir, '.magic-lab.lock'))).toBe(false);
   }, 60_000);
 });
+
+describe.skipIf(realFsSkip !== null)(`every subcommand on a real read-only file system${realFsSkip ? ` (skipped: ${realFsSkip})` : ''}`, () => {
+  // Node's recursive mkdir reports ENOENT on a read-only mount (not EROFS) once a parent is missing: both are met here.
+  const LOG = join(__dirname, '..', 'verl', 'fixtures', 'verl-console.txt');
+  const sftCfg = join(root, 'sft.json');
+  writeFileSync(sftCfg, JSON.stringify({ model: { vocabSize: 24, contextLength: 64, nLayers: 1, dModel: 16, nHeads: 2, mlpRatio: 2, norm: 'rmsnorm', tiedEmbeddings: true }, difficulty: 1, trainSize: 30, testSize: 8, batch: 4, lr: 5e-3, evalK: 1, evalProblems: 2, evalMaxResponseLength: 8, steps: 2 }));
+  const cases = (ro: string): [string, string[]][] => [
+    ['train --out RO/run', ['train', '--preset', 'magic-tiny', '--config', cfg, '--out', join(ro, 'run'), ...engine]],
+    ['train --out RO/a/b/run', ['train', '--preset', 'magic-tiny', '--config', cfg, '--out', join(ro, 'a', 'b', 'run'), ...engine]],
+    ['data build --out RO/d', ['data', 'build', '--preset', 'magic-tiny', '--out', join(ro, 'd')]],
+    ['data build --out RO/a/b/d', ['data', 'build', '--preset', 'magic-tiny', '--out', join(ro, 'a', 'b', 'd')]],
+    ['export-verl --out RO/x', ['export-verl', '--preset', 'magic-tiny', '--out', join(ro, 'x')]],
+    ['export-verl --out RO/a/b/x', ['export-verl', '--preset', 'magic-tiny', '--out', join(ro, 'a', 'b', 'x')]],
+    ['import-verl --out RO/a/x.jsonl', ['import-verl', LOG, '--out', join(ro, 'a', 'x.jsonl')]],
+    ['import-verl --out RO/x.jsonl', ['import-verl', LOG, '--out', join(ro, 'x.jsonl')]],
+    ['sft --out RO/a/b.mlck', ['sft', '--config', sftCfg, '--out', join(ro, 'a', 'b.mlck'), '--backend', 'wasm', '--threads', '1']],
+    ['sft --out RO/b.mlck', ['sft', '--config', sftCfg, '--out', join(ro, 'b.mlck'), '--backend', 'wasm', '--threads', '1']],
+    ['sweep --out RO/a/s', ['sweep', '--presets', 'magic-tiny', '--seeds', '1', '--steps', '1', '--out', join(ro, 'a', 's'), '--backend', 'wasm', '--threads', '1']],
+    ['train --resume RO/held (a run on a read-only mount)', ['train', '--resume', join(ro, 'held'), ...engine]],
+  ];
+  it.each(cases('RO'))('%s: exit 2, one line, no stack trace, nothing written', async (label) => {
+    const disk = roDisk();
+    const [, argv] = cases(disk).find(([l]) => l === label)!;
+    const before = JSON.stringify(snapshotTree(disk));
+    const r = await run(...argv);
+    expect(r.code, r.err).toBe(2);
+    expect(r.errLines, r.err).toHaveLength(1);
+    expect(r.err).not.toMatch(/\bat .*\.(ts|js|mjs):\d+/);
+    expect(r.err).toMatch(/read-only|EROFS/);
+    expect(JSON.stringify(snapshotTree(disk))).toBe(before);
+  }, 60_000);
+});
+
+let ro: string | null = null;
+/** One read-only tmpfs holding a finished run in held/ (made once, written before the remount). */
+function roDisk(): string {
+  if (ro !== null) return ro;
+  const d = mountTmpfs(1024);
+  cpSync(join(root, 'partial'), join(d, 'held'), { recursive: true });
+  remountReadOnly(d);
+  ro = d;
+  return d;
+}
+/** Every path under a directory and its bytes. */
+function snapshotTree(d: string, out: Record<string, string> = {}, rel = ''): Record<string, string> {
+  for (const f of readdirSync(join(d, rel)).sort()) {
+    const p = join(rel, f);
+    if (statSync(join(d, p)).isDirectory()) snapshotTree(d, out, p);
+    else out[p] = readFileSync(join(d, p)).toString('base64');
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 /** `magic-lab sft`: supervised warm start on imperfect synthetic traces; writes the base checkpoint. */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { replaceFileWhole } from '../run/write-file';
 import { dirname } from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint, type WeightsDtype } from '../model/checkpoint';
 import { ConfigError } from '../model/config';
@@ -99,7 +100,7 @@ async function runSftTo(cfg: SftConfig, out: string, flags: Record<string, unkno
       onEval: (step, rec) => log(`eval @${step}: ${Object.entries(rec).map(([k, v]) => `${k}=${v.toFixed(3)}`).join('  ')}`),
       onSnapshot: (step, bytes) => {
         mkdirSync(dirname(out), { recursive: true });
-        writeFileSync(`${out}.step${step}`, bytes);
+        replaceFileWhole(`${out}.step${step}`, bytes);
       },
     }, resume, flags.resume === undefined ? undefined : String(flags.resume)).catch((e: unknown) => {
       if (e instanceof DivergenceError) throw new RunFailure(`${e.message}; not saved — continue from the last snapshot (${out}.stepN, written every evalEvery steps) with --resume`);
@@ -107,7 +108,7 @@ async function runSftTo(cfg: SftConfig, out: string, flags: Record<string, unkno
     });
     mkdirSync(dirname(out), { recursive: true });
     const bytes = flags['weights-only'] ? withoutAdam(res.checkpoint, flags.f16 ? 'f16' : 'f32') : res.checkpoint;
-    writeFileSync(out, bytes);
+    replaceFileWhole(out, bytes);
     log(`wrote ${out} (${bytes.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);
   } finally {
     backend.destroy();

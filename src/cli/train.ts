@@ -13,6 +13,7 @@ import type { Backend } from '../model/engine';
 import { DEVICE_RECOVERY, faultText, isDeviceFault, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff, type RecoveryPolicy } from '../rl/recovery';
 import { runCheckpointConfig } from '../rl/run-checkpoint';
 import { DivergenceError } from '../rl/divergence';
+import { COLLAPSE_STEPS, collapseStreak, collapseText } from '../rl/collapse';
 import { phaseSummary } from '../rl/phase-timer';
 import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
@@ -104,6 +105,7 @@ export const TRAIN_FLAGS: Record<string, FlagSpec> = {
   base: { type: 'string', help: 'starting weights: a .mlck file, or none for random init (default: the rung\'s public/checkpoints/base*.mlck when its model matches)' },
   'filter-cache': { type: 'string', help: 'folder of offline-filter results shared between runs: a result for this run\'s key is read instead of sampled, a new one written (a sweep uses RUNS/offline-filters)' },
   quiet: { type: 'bool', help: 'no progress line' },
+  'stop-on-collapse': { type: 'bool', help: `stop (exit 1, like a divergence) when entropy (under 5% of ln V) and reward stay at zero for ${COLLAPSE_STEPS} steps in a row; by default a warning` },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
   'matmul-variant': MATMUL_VARIANT_FLAG,
@@ -144,6 +146,7 @@ export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
     ...(flags.steps !== undefined ? { steps: flags.steps as number } : {}),
     ...(flags.minutes !== undefined ? { minutes: flags.minutes as number } : {}),
     ...(flags.quiet ? { quiet: true } : {}),
+    ...(flags['stop-on-collapse'] ? { stopOnCollapse: true } : {}),
     backend: parseBackendChoice(flags.backend),
     ...(flags.threads !== undefined ? { threads: flags.threads as number } : {}),
     ...(flags['matmul-variant'] !== undefined ? { matmulVariant: parseMatmulVariant(flags['matmul-variant']) } : {}),
@@ -269,6 +272,11 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
       // An explicit rung starts from its base: its absence is said, not silently replaced by random init.
       throw new UsageError(`--rung ${o.rung}: ${missingRungBase(o.rung)}, or start from random init with --base none`);
     }
+    // A random-init policy solves next to no prompt, so the offline filter would keep none after
+    // sampling them all (155 s at the medium rung): said before anything is sampled or written.
+    if (checkpoint === undefined && config.data.offlineFilter.enabled) {
+      throw new UsageError(`${o.base === 'none' ? '--base none' : 'random init (no base checkpoint matches this model)'}: the offline filter (data.offlineFilter.enabled) keeps the prompts the starting policy solves sometimes, and a random policy solves none; turn it off with {"data": {"offlineFilter": {"enabled": false}}} in --config, or start from a base checkpoint (--base F)`);
+    }
     out = o.out ?? join('runs', `${presetName}${o.rung && o.rung !== 'tiny' ? `-${o.rung}` : ''}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     checkOutDir(out, o.out === undefined ? 'the run directory' : '--out');
     // Locked before the checks below: of two runs started on one --out, the second is refused here.
@@ -353,6 +361,7 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
       savedStep = trainer.step;
     };
     let lastEval: EvalRecord | null = null;
+    let collapse = 0; // steps in a row with entropy and reward at zero (src/rl/collapse.ts)
     const t0 = performance.now();
     const maxSteps = o.steps;
     const minutes = o.minutes;
@@ -410,6 +419,14 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
             writeEval(res.eval);
           }
           if (!o.quiet) log(progressLine(res.record, lastEval));
+          collapse = collapseStreak(collapse, res.record['actor/entropy'], res.record['critic/score/mean'], trainer.config.model.vocabSize);
+          if (collapse === COLLAPSE_STEPS) {
+            if (o.stopOnCollapse) {
+              const last = savedStep >= 0 ? `the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step ${savedStep})` : 'no checkpoint was written before it';
+              throw new RunFailure(`${collapseText(trainer.step, trainer.config.model.vocabSize)}; stopped (--stop-on-collapse) — ${last}`);
+            }
+            log(`warning: ${collapseText(trainer.step, trainer.config.model.vocabSize)}; --stop-on-collapse stops a run here`);
+          }
           const skipped = res.record['actor/nonfinite_steps'];
           if (skipped > 0) log(`warning: step ${res.record.step}: ${skipped} optimizer step${skipped === 1 ? '' : 's'} rejected as non-finite (loss or grad norm) and skipped: weights untouched`);
           const every = trainer.config.checkpoint.everySteps;

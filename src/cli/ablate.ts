@@ -9,7 +9,8 @@
  * Runs live in a pool shared by every finding (reports/runs/<schedule tag>/<preset>/seed-<S>/),
  * so a preset × seed that several findings use (magic is in most) trains once.
  */
-import { writeFileSync } from 'node:fs';
+
+import { replaceFileWhole } from '../run/write-file';
 import { join } from 'node:path';
 import { crc32Label } from '../model/checkpoint';
 import { presetNames } from '../rl/config';
@@ -75,7 +76,7 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
       log(`every report under ${reportsDir}/ and ${out} recompute from the committed runs`);
       return;
     }
-    writeFileSync(out, replicationMarkdown(reportsDir, out));
+    replaceFileWhole(out, replicationMarkdown(reportsDir, out));
     log(`wrote ${out} from the reports under ${reportsDir}/`);
     return;
   }
@@ -97,8 +98,8 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   if (flags.runs === undefined) o.runs = join(reportsDir, 'runs', poolTag(o));
   const { summary, charts } = await asUsageErrors(() => runAndSummarize(o, deps, log, Boolean(flags.png) && !flags['no-png']));
   const report = buildFindingReport(finding, summary, charts);
-  writeFileSync(join(out, 'report.json'), toJson(report));
-  writeFileSync(join(out, 'report.md'), findingReportMarkdown(report));
+  replaceFileWhole(join(out, 'report.json'), toJson(report));
+  replaceFileWhole(join(out, 'report.md'), findingReportMarkdown(report));
   log(`${finding.id}: ${report.result.verdict}`);
   for (const p of report.result.premises ?? []) log(`  premise ${p.holds ? 'shown' : 'NOT shown'}: ${p.evidence}`);
   for (const c of report.result.checks) log(`  ${c.describe}: ${c.estimate.toFixed(4)} [${c.lower.toFixed(4)}, ${c.upper.toFixed(4)}], ${c.reads} → ${c.verdict}`);

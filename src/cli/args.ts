@@ -22,6 +22,8 @@ export interface FlagSpec {
   type: 'string' | 'int' | 'number' | 'bool';
   help: string;
   min?: number;
+  /** The largest value taken, and why (the message says so). */
+  max?: { value: number; why: string };
 }
 
 export type Flags = Record<string, string | number | boolean | undefined>;
@@ -50,6 +52,7 @@ export function parseFlags(argv: string[], spec: Record<string, FlagSpec>, comma
     if (value.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${name}: expected a number, got ${JSON.stringify(value)}`);
     if (s.type === 'int' && !Number.isInteger(n)) throw new UsageError(`--${name}: expected an integer, got ${JSON.stringify(value)}`);
     if (s.min !== undefined && n < s.min) throw new UsageError(`--${name}: must be at least ${s.min}, got ${n}`);
+    if (s.max !== undefined && n > s.max.value) throw new UsageError(`--${name}: must be at most ${s.max.value} (${s.max.why}), got ${n}`);
     out[name] = n;
     value = undefined;
   }

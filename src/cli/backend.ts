@@ -10,9 +10,15 @@ import { webgpuBackend } from '../model/gpu-engine';
 import { MATMUL_VARIANT_CHOICES, type MatmulVariantChoice } from '../model/matmul-choice';
 import { fileVariantCache } from '../run/variant-cache';
 import { UsageError, type FlagSpec } from './args';
+import { availableParallelism } from 'node:os';
 
 export const BACKEND_FLAG: FlagSpec = { type: 'string', help: 'auto (WebGPU on a hardware adapter, else the CPU engine), webgpu, or wasm' };
-export const THREADS_FLAG: FlagSpec = { type: 'int', min: 1, help: 'CPU engine threads (default: every core)' };
+/**
+ * More CPU-engine threads than cores buys nothing, and each is a worker with its own heap: 100,000
+ * of them grew past 10 GB before V8 died. Two are always allowed (the tests' count on any machine).
+ */
+export const MAX_THREADS = Math.max(2, availableParallelism());
+export const THREADS_FLAG: FlagSpec = { type: 'int', min: 1, max: { value: MAX_THREADS, why: `this machine has ${availableParallelism()} logical core${availableParallelism() === 1 ? '' : 's'}` }, help: `CPU engine threads (default: every core; at most ${MAX_THREADS})` };
 
 export const MATMUL_VARIANT_FLAG: FlagSpec = {
   type: 'string',

@@ -4,7 +4,8 @@
  * keys on either backend. Medians after warm-up;
  * a benchmark, not a test — compare figures measured in one run.
  */
-import { writeFileSync } from 'node:fs';
+
+import { replaceFileWhole } from '../run/write-file';
 import { validateModelConfig } from '../model/config';
 import { benchEngine, DEFAULT_BENCH, median, type BenchResult } from '../model/bench-run';
 import type { Backend, BackendChoice } from '../model/engine';
@@ -60,7 +61,7 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
   parseMatmulVariant(flags['matmul-variant']); // a bad value fails before any engine opens
   if (!flags.compare) {
     const r = await benchBackend(flags, choice, log);
-    if (flags.json) writeFileSync(String(flags.json), JSON.stringify(r, null, 2) + '\n');
+    if (flags.json) replaceFileWhole(String(flags.json), JSON.stringify(r, null, 2) + '\n');
     return r;
   }
   const runs = [await benchBackend(flags, 'webgpu', log), await benchBackend(flags, 'wasm', log)];
@@ -76,7 +77,7 @@ export async function bench(argv: string[], log: (s: string) => void = console.l
   log('| --- | --- |');
   for (const [k, v] of Object.entries(ratios)) log(`| ${k === 'rl_step' ? 'RL step (magic preset), speed' : k} | ${v.toFixed(2)}× |`);
   const out: BenchComparison = { runs, ratios };
-  if (flags.json) writeFileSync(String(flags.json), JSON.stringify(out, null, 2) + '\n');
+  if (flags.json) replaceFileWhole(String(flags.json), JSON.stringify(out, null, 2) + '\n');
   return out;
 }
 
@@ -91,7 +92,7 @@ async function benchParts(flags: Record<string, unknown>, log: (s: string) => vo
     log('');
     for (const l of rlPartsTable(r.report)) log(l);
     log(`replay exact: gen ${r.replay_exact.gen}, update_actor ${r.replay_exact.update_actor}`);
-    if (flags.json) writeFileSync(String(flags.json), JSON.stringify(r, null, 2) + '\n');
+    if (flags.json) replaceFileWhole(String(flags.json), JSON.stringify(r, null, 2) + '\n');
     return r;
   } finally {
     backend.destroy();

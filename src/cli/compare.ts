@@ -3,7 +3,8 @@
  * example the same presets and seeds on the WebGPU path and on the CPU engine), per preset both
  * ran: each side's mean and B − A with its 95% interval (src/sweep/compare.ts).
  */
-import { writeFileSync } from 'node:fs';
+
+import { replaceFileWhole } from '../run/write-file';
 import { join } from 'node:path';
 import { compareSweeps, comparisonMarkdown, type SweepComparison } from '../sweep/compare';
 import type { Summary } from '../sweep/summary';
@@ -47,6 +48,6 @@ export async function compare(argv: string[], log: (s: string) => void = console
   }
   const md = comparisonMarkdown(c);
   log(md);
-  if (flags.out !== undefined) writeFileSync(String(flags.out), md + '\n');
+  if (flags.out !== undefined) replaceFileWhole(String(flags.out), md + '\n');
   return c;
 }

@@ -5,7 +5,8 @@
  *   filter  runs the offline filter (N samples per prompt from --checkpoint) and reports what remains;
  *           --write stores the result in that checkpoint so runs with the same data config skip it
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { replaceFileWhole } from '../run/write-file';
 import { join } from 'node:path';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
@@ -60,9 +61,9 @@ export async function data(argv: string[], log: (s: string) => void = console.lo
   if (sub === 'build') {
     const out = String(flags.out);
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'train.jsonl'), problemsToJsonl(ds.train));
-    writeFileSync(join(out, 'test.jsonl'), problemsToJsonl(ds.test));
-    writeFileSync(join(out, 'report.json'), JSON.stringify(r, null, 2) + '\n');
+    replaceFileWhole(join(out, 'train.jsonl'), problemsToJsonl(ds.train));
+    replaceFileWhole(join(out, 'test.jsonl'), problemsToJsonl(ds.test));
+    replaceFileWhole(join(out, 'report.json'), JSON.stringify(r, null, 2) + '\n');
     log(`${summary}\nwrote ${out}/train.jsonl, test.jsonl, report.json`);
     return;
   }
@@ -91,7 +92,7 @@ export async function data(argv: string[], log: (s: string) => void = console.lo
     if (flags.write) {
       const meta = { ...ck.meta, offlineFilter: { key: trainer.offlineFilterKey(), correct: trainer.offlineCorrect } };
       // Stored as it came (f16 weights stay f16, bit for bit): only the meta changes.
-      writeFileSync(file, encodeCheckpoint({ model: ck.model, params: ck.params, adam: ck.adam, meta, weightsDtype: ck.weightsDtype }));
+      replaceFileWhole(file, encodeCheckpoint({ model: ck.model, params: ck.params, adam: ck.adam, meta, weightsDtype: ck.weightsDtype }));
       log(`stored the result in ${file} (meta.offlineFilter): runs with this data config start without re-sampling`);
     }
     trainer.destroy();

@@ -7,13 +7,13 @@
  * summary and the import rules applied go to stdout. A file that cannot be read or holds nothing
  * usable is a usage error (exit 2, one line naming the file).
  */
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { validateRunConfig } from '../rl/config';
 import { importRunFiles, RunFileError, runToJsonl } from '../io/runfile';
 import { isLabRunFile, writeImportedRunJsonl } from '../io/runfile-stream';
-import { tempPathFor } from '../run/dir-lock';
 import { FileReadError, readLinesSync } from '../run/read-file';
+import { explainFsCode, openReplacement } from '../run/write-file';
 import { warningLines, type VerlLineSource } from '../verl/import';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 
@@ -61,7 +61,7 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
-const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+const errCode = (e: unknown) => explainFsCode(e as NodeJS.ErrnoException) ?? (e as Error).message;
 
 export async function importVerl(argv: string[], log: (s: string) => void, err: (s: string) => void): Promise<void> {
   const { files, flags: flagArgs } = splitArgs(argv);
@@ -108,16 +108,13 @@ export async function importVerl(argv: string[], log: (s: string) => void, err: 
   const opts = { val, tag: flags.tag as string | undefined };
   const over = { ...(flags.name !== undefined ? { name: flags.name as string } : {}), ...(config ? { config } : {}) };
 
-  // The run file goes to a temp file beside --out, renamed into place once whole: a failed import leaves no half file.
-  const tmp = tempPathFor(out);
-  let fd: number | null = null;
+  // The run file goes to a temp file beside --out (every byte checked), renamed into place once
+  // whole: a failed import leaves no half file. A device, pipe or directory as --out is refused
+  // here, before a log is read (a rename would replace the device node).
+  const target = openReplacement(out, { flag: '--out', beforeCreate: () => mkdirSync(dirname(out), { recursive: true }) });
   const write = (chunk: string) => {
     try {
-      if (fd === null) {
-        mkdirSync(dirname(out), { recursive: true });
-        fd = openSync(tmp, 'w');
-      }
-      writeSync(fd, chunk);
+      target.write(chunk);
     } catch (e) {
       throw new UsageError(`--out: cannot write ${out} (${errCode(e)})`);
     }
@@ -127,16 +124,13 @@ export async function importVerl(argv: string[], log: (s: string) => void, err: 
     const own = sources.find((s) => isLabRunFile(s.lines()));
     if (own !== undefined) imported = importOwnRunFile(own.name, files.length, opts, over, write);
     else imported = writeImportedRunJsonl(sources, opts, write, over);
-    if (fd !== null) closeSync(fd);
-    fd = null;
-    renameSync(tmp, out);
-  } catch (e) {
-    if (fd !== null) closeSync(fd);
     try {
-      rmSync(tmp, { force: true });
-    } catch {
-      // nothing was created there (e.g. --out under a file)
+      target.commit();
+    } catch (e) {
+      throw new UsageError(`--out: cannot write ${out} (${errCode(e)})`);
     }
+  } catch (e) {
+    target.abort();
     if (e instanceof RunFileError || e instanceof FileReadError) throw new UsageError(e.message);
     if (e instanceof UsageError) throw e;
     if ((e as NodeJS.ErrnoException).code) throw new UsageError(`--out: cannot write ${out} (${errCode(e)})`);

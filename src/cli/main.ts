@@ -19,6 +19,7 @@ import { importVerl, IMPORT_VERL_FLAGS } from './import-verl';
 import { exportVerl, EXPORT_VERL_FLAGS } from './export-verl';
 import { RunLockError } from '../run/dir-lock';
 import { FileReadError } from '../run/read-file';
+import { OutputPathError } from '../run/write-file';
 import { userFault } from './user-fault';
 import { logprobs, LOGPROBS_FLAGS, tokenize, TOKENIZE_FLAGS } from './hf-model';
 import { ModelFolderError } from '../model/hf/files';
@@ -111,7 +112,7 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
     }
   } catch (e) {
     // A file the user named that cannot be used is a usage error too: one line, exit 2.
-    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckpointError || e instanceof RunLockError || e instanceof FileReadError || e instanceof ModelFolderError) {
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckpointError || e instanceof RunLockError || e instanceof FileReadError || e instanceof ModelFolderError || e instanceof OutputPathError) {
       err(`magic-lab ${command}: ${oneLine(e.message)}`);
       return 2;
     }

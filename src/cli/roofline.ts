@@ -9,7 +9,8 @@
  * every rung does the same token count), sampling SAMPLE_SEQS sequences from a one-token prompt
  * for up to min(context − 1, SAMPLE_MAX) tokens (the batch runs until every sequence ends).
  */
-import { writeFileSync } from 'node:fs';
+
+import { replaceFileWhole } from '../run/write-file';
 import { peakGflops, triadGBps } from '../cpu/roofline';
 import { BENCH_ADAMW, BENCH_GRPO_LOSS, benchTrainBatch } from '../model/bench-batch';
 import type { ModelConfig } from '../model/config';
@@ -113,8 +114,8 @@ export async function roofline(o: { threads?: number; steps?: number; json?: str
       }
     }
     printRoofline(result, log);
-    if (o.json) writeFileSync(o.json, JSON.stringify(result, null, 2) + '\n');
-    if (o.svg) writeFileSync(o.svg, rooflineSvg(result));
+    if (o.json) replaceFileWhole(o.json, JSON.stringify(result, null, 2) + '\n');
+    if (o.svg) replaceFileWhole(o.svg, rooflineSvg(result));
     return result;
   } finally {
     backend.destroy();

@@ -1,10 +1,11 @@
 /** `magic-lab sft`: supervised warm start on imperfect synthetic traces; writes the base checkpoint. */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { replaceFileWhole } from '../run/write-file';
 import { dirname } from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint, type WeightsDtype } from '../model/checkpoint';
 import { ConfigError } from '../model/config';
 import { DivergenceError } from '../rl/divergence';
-import { rungSftDefaults, runSft, validateSftConfig, type SftConfig } from '../rl/sft';
+import { rungSftDefaults, runSft, scaleSftSchedule, validateSftConfig, type SftConfig } from '../rl/sft';
 import { DEFAULT_RUNG } from '../rl/config';
 import { rungBasePath } from '../run/rung-base';
 import { parseRungFlag, RUNG_FLAG } from './rung';
@@ -57,7 +58,18 @@ export async function sft(argv: string[], log: (s: string) => void = console.log
   const flags = parseFlags(argv, SFT_FLAGS, 'sft');
   const rung = parseRungFlag(flags.rung) ?? DEFAULT_RUNG;
   const input: Partial<SftConfig> = flags.config ? (readJsonFile(String(flags.config), '--config') as Partial<SftConfig>) : {};
-  if (flags.steps !== undefined) input.steps = flags.steps as number;
+  if (flags.steps !== undefined) {
+    input.steps = flags.steps as number;
+    // A shortened run keeps its rung's schedule in proportion (3500–4500 of 5000 would not fit in 3 steps).
+    const base = { ...rungSftDefaults(rung), ...input } as SftConfig;
+    if (input.lrDecayStart === undefined && input.lrDecayEnd === undefined && rungSftDefaults(rung).steps !== input.steps) {
+      const scaled = scaleSftSchedule({ ...rungSftDefaults(rung) }, input.steps);
+      if (scaled.lrDecayStart !== base.lrDecayStart || scaled.lrDecayEnd !== base.lrDecayEnd) {
+        Object.assign(input, scaled);
+        log(`--steps ${input.steps}: the learning-rate decay scaled with the run (steps ${base.lrDecayStart}–${base.lrDecayEnd} of ${rungSftDefaults(rung).steps} → ${scaled.lrDecayStart}–${scaled.lrDecayEnd}); set lrDecayStart / lrDecayEnd in --config to choose them`);
+      }
+    }
+  }
   if (flags.seed !== undefined) input.seed = flags.seed as number;
   if (flags['eval-every'] !== undefined) input.evalEvery = flags['eval-every'] as number;
   // Half floats only where no AdamW moments are kept (a snapshot to --resume stays exact, in f32).
@@ -99,7 +111,7 @@ async function runSftTo(cfg: SftConfig, out: string, flags: Record<string, unkno
       onEval: (step, rec) => log(`eval @${step}: ${Object.entries(rec).map(([k, v]) => `${k}=${v.toFixed(3)}`).join('  ')}`),
       onSnapshot: (step, bytes) => {
         mkdirSync(dirname(out), { recursive: true });
-        writeFileSync(`${out}.step${step}`, bytes);
+        replaceFileWhole(`${out}.step${step}`, bytes);
       },
     }, resume, flags.resume === undefined ? undefined : String(flags.resume)).catch((e: unknown) => {
       if (e instanceof DivergenceError) throw new RunFailure(`${e.message}; not saved — continue from the last snapshot (${out}.stepN, written every evalEvery steps) with --resume`);
@@ -107,7 +119,7 @@ async function runSftTo(cfg: SftConfig, out: string, flags: Record<string, unkno
     });
     mkdirSync(dirname(out), { recursive: true });
     const bytes = flags['weights-only'] ? withoutAdam(res.checkpoint, flags.f16 ? 'f16' : 'f32') : res.checkpoint;
-    writeFileSync(out, bytes);
+    replaceFileWhole(out, bytes);
     log(`wrote ${out} (${bytes.length} bytes) in ${((performance.now() - t0) / 60000).toFixed(1)} min`);
   } finally {
     backend.destroy();

@@ -3,7 +3,8 @@
  * then DIR/summary.json, DIR/summary.md and DIR/charts/ (src/sweep/). Resumable: the same
  * command continues a stopped sweep; another sweep config in DIR is refused (exit 2).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { replaceFileWhole } from '../run/write-file';
 import { writeStoredText } from '../sweep/gz-file';
 import { join } from 'node:path';
 import { presetNames, type RunConfigInput } from '../rl/config';
@@ -22,6 +23,7 @@ import { SweepError } from '../sweep/errors';
 import { checkDifferOnly, parseDifferOnly } from '../sweep/differ';
 import { applyShard, SHARD_FLAG, sweepMerge } from './sweep-shard';
 import { checkSweepFits } from './resources';
+import { THREADS_FLAG } from './backend';
 
 export const BACKENDS = ['auto', 'webgpu', 'wasm'];
 export const DEFAULT_SEED_BASE = 101;
@@ -35,7 +37,7 @@ export const RUN_FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string', help: 'JSON file: a partial RunConfig merged over every preset' },
   backend: { type: 'string', help: `${BACKENDS.join('|')}, passed to train and eval (default: theirs)` },
   'eval-backend': { type: 'string', help: `${BACKENDS.join('|')}: the precise evaluations' engine when not --backend (e.g. train on webgpu, evaluate every arm on wasm)` },
-  threads: { type: 'int', min: 1, help: 'CPU engine threads, passed to train and eval (default: theirs)' },
+  threads: { ...THREADS_FLAG, help: 'CPU engine threads, passed to train and eval (default: theirs)' },
   'eval-problems': { type: 'int', min: 1, help: 'test problems of each precise evaluation (default: the whole test set, 256, or the smallest arm\'s, e.g. 8 for -tiny presets)' },
   'eval-k': { type: 'int', min: 1, help: 'samples per problem of each precise evaluation (default 8)' },
   rung: RUNG_FLAG,
@@ -154,7 +156,7 @@ export async function writeSummary(
   const summary = sweepSummary(o, results, planned);
   writeStoredText(join(o.out, 'summary.json'), toJson(summary));
   const charts = final.charts ? await writeCharts(o.out, summary, { png: final.png, log: final.log }) : [];
-  writeFileSync(join(o.out, 'summary.md'), summaryMarkdown(summary, { charts }));
+  replaceFileWhole(join(o.out, 'summary.md'), summaryMarkdown(summary, { charts }));
   return { summary, charts };
 }
 

@@ -4,7 +4,7 @@
  * DIR/checkpoint.mlck (the latest full run state). All flags and the config are validated
  * before anything is written.
  */
-import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../model/config';
 import { decodeCheckpoint, NonFiniteWeightsError } from '../model/checkpoint';
@@ -13,6 +13,7 @@ import type { Backend } from '../model/engine';
 import { DEVICE_RECOVERY, faultText, isDeviceFault, mayRecover, RecoveryFailed, recoveredNotice, reopenWithBackoff, type RecoveryPolicy } from '../rl/recovery';
 import { runCheckpointConfig } from '../rl/run-checkpoint';
 import { DivergenceError } from '../rl/divergence';
+import { COLLAPSE_STEPS, collapseStreak, collapseText } from '../rl/collapse';
 import { phaseSummary } from '../rl/phase-timer';
 import { MagicTrainer, type EvalRecord, type StepRecord } from '../rl/trainer';
 import { parseFlags, RunFailure, UsageError, type FlagSpec } from './args';
@@ -20,10 +21,11 @@ import { acquireBackend, BACKEND_FLAG, MATMUL_VARIANT_FLAG, parseBackendChoice, 
 import { readJsonFile } from './sft';
 import type { TrainRunOptions } from '../run/train-options';
 import { checkRunFits } from './resources';
-import { lockRunDir, tempPathFor } from '../run/dir-lock';
+import { lockRunDir, removeDeadTempFiles } from '../run/dir-lock';
+import { appendAll, explainFsCode, replaceFileWhole } from '../run/write-file';
 import { FileReadError, readCheckpointFile } from '../run/read-file';
-import { filterJournal, JournalDamageError } from '../run/journal';
-import { checkResumeIdentity } from './run-identity';
+import { JournalDamageError, prepareJournalCut, type PendingJournal } from '../run/journal';
+import { checkResumeIdentity, type ResumeState } from './run-identity';
 import { parseRungFlag, RUNG_FLAG } from './rung';
 import { DEFAULT_BASE, defaultBaseFor, missingRungBase, rungBasePath } from '../run/rung-base';
 import { folderFilterCache } from '../run/filter-cache';
@@ -52,7 +54,8 @@ function describeFsError(e: NodeJS.ErrnoException): string {
     EIO: 'an I/O error',
     ENOENT: 'the directory is gone',
   };
-  return e.code ? `${why[e.code] ?? e.message} (${e.code})` : e.message;
+  const code = explainFsCode(e); // ENOENT from mkdir on a read-only mount: EROFS
+  return code ? `${why[code] ?? e.message} (${code})` : e.message;
 }
 
 /** Runs one write to `file`; a file-system failure becomes a RunFileWriteError naming it. */
@@ -85,22 +88,9 @@ function checkOutDir(dir: string, flag: string): void {
   }
 }
 
-/** Replaces `file` whole (temp file + rename): a failed write leaves the old contents. The temp file is this process's own. */
+/** Replaces `file` whole (temp file + rename, every byte checked): a failed write leaves the old contents and no temp file. */
 function replaceFile(file: string, text: string | Uint8Array): void {
-  const tmp = tempPathFor(file);
-  writing(file, () => {
-    try {
-      writeFileSync(tmp, text);
-    } catch (e) {
-      try {
-        rmSync(tmp, { force: true });
-      } catch {
-        // the temp file is only ever renamed over a good one; a leftover is harmless
-      }
-      throw e;
-    }
-    renameSync(tmp, file);
-  });
+  writing(file, () => replaceFileWhole(file, text));
 }
 
 export const TRAIN_FLAGS: Record<string, FlagSpec> = {
@@ -115,6 +105,7 @@ export const TRAIN_FLAGS: Record<string, FlagSpec> = {
   base: { type: 'string', help: 'starting weights: a .mlck file, or none for random init (default: the rung\'s public/checkpoints/base*.mlck when its model matches)' },
   'filter-cache': { type: 'string', help: 'folder of offline-filter results shared between runs: a result for this run\'s key is read instead of sampled, a new one written (a sweep uses RUNS/offline-filters)' },
   quiet: { type: 'bool', help: 'no progress line' },
+  'stop-on-collapse': { type: 'bool', help: `stop (exit 1, like a divergence) when entropy (under 5% of ln V) and reward stay at zero for ${COLLAPSE_STEPS} steps in a row; by default a warning` },
   backend: BACKEND_FLAG,
   threads: THREADS_FLAG,
   'matmul-variant': MATMUL_VARIANT_FLAG,
@@ -155,6 +146,7 @@ export function trainOptionsFromFlags(argv: string[]): TrainRunOptions {
     ...(flags.steps !== undefined ? { steps: flags.steps as number } : {}),
     ...(flags.minutes !== undefined ? { minutes: flags.minutes as number } : {}),
     ...(flags.quiet ? { quiet: true } : {}),
+    ...(flags['stop-on-collapse'] ? { stopOnCollapse: true } : {}),
     backend: parseBackendChoice(flags.backend),
     ...(flags.threads !== undefined ? { threads: flags.threads as number } : {}),
     ...(flags['matmul-variant'] !== undefined ? { matmulVariant: parseMatmulVariant(flags['matmul-variant']) } : {}),
@@ -237,7 +229,11 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     if (ck.meta.kind !== 'magic-lab-run') throw new UsageError(`--resume: ${file} is not a run checkpoint`);
     config = runCheckpointConfig(ck, file); // a bad meta.config: one line naming the file and the field
     // Another run's checkpoint (seed, model, config) or a step past the schedule: refused before the journals are touched.
-    checkResumeIdentity(o.dir, file, config, (ck.meta.state as { step?: number } | undefined)?.step);
+    const state = ck.meta.state as ResumeState | undefined;
+    checkResumeIdentity(o.dir, file, config, state?.step, state);
+    // A kill -9 mid-write leaves a temp file (a checkpoint's is full-size): the lock's holder clears them once the run is known to be this one.
+    const gone = writing(o.dir, () => removeDeadTempFiles(o.dir));
+    if (gone.length) log(`note: removed ${gone.length} temp file${gone.length > 1 ? 's' : ''} of processes no longer running from ${o.dir} (${gone.join(', ')})`);
     out = o.dir;
   } else {
     const presetName = o.preset ?? 'magic';
@@ -276,6 +272,11 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
       // An explicit rung starts from its base: its absence is said, not silently replaced by random init.
       throw new UsageError(`--rung ${o.rung}: ${missingRungBase(o.rung)}, or start from random init with --base none`);
     }
+    // A random-init policy solves next to no prompt, so the offline filter would keep none after
+    // sampling them all (155 s at the medium rung): said before anything is sampled or written.
+    if (checkpoint === undefined && config.data.offlineFilter.enabled) {
+      throw new UsageError(`${o.base === 'none' ? '--base none' : 'random init (no base checkpoint matches this model)'}: the offline filter (data.offlineFilter.enabled) keeps the prompts the starting policy solves sometimes, and a random policy solves none; turn it off with {"data": {"offlineFilter": {"enabled": false}}} in --config, or start from a base checkpoint (--base F)`);
+    }
     out = o.out ?? join('runs', `${presetName}${o.rung && o.rung !== 'tiny' ? `-${o.rung}` : ''}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     checkOutDir(out, o.out === undefined ? 'the run directory' : '--out');
     // Locked before the checks below: of two runs started on one --out, the second is refused here.
@@ -308,22 +309,30 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     let evaluatedAt = -1;
     // Drops records written after the checkpoint at `step` (a crash between the two, or a lost GPU device): they will be recomputed identically.
     const cutJournals = (step: number) => {
-      for (const f of [metricsFile, samplesFile]) {
-        if (!existsSync(f)) continue;
-        // Streamed through a temp file, renamed over the journal only when whole (src/run/journal.ts).
-        const keep = (r: Record<string, unknown>) => {
-          if (((r.step as number | undefined) ?? 0) > step) return false;
-          // A finished run resumed again already has its final evaluation: do not append a second one.
-          if (f === metricsFile && r.type === 'eval' && r.step === step) evaluatedAt = step;
-          return true;
-        };
-        try {
-          writing(f, () => filterJournal(f, keep, (line) => log(`warning: ${f}:${line}: dropped a partial last record (a crash or full disk while it was written)`)));
-        } catch (e) {
-          if (e instanceof JournalDamageError || e instanceof FileReadError) throw new UsageError(e.message);
-          throw e;
+      // Each journal is written whole beside itself first (src/run/journal.ts); only when every one
+      // was written are they renamed into place, so a full disk or damage found late changes none.
+      const pending: (PendingJournal & { file: string })[] = [];
+      try {
+        for (const f of [metricsFile, samplesFile]) {
+          if (!existsSync(f)) continue;
+          const keep = (r: Record<string, unknown>) => {
+            if (((r.step as number | undefined) ?? 0) > step) return false;
+            // A finished run resumed again already has its final evaluation: do not append a second one.
+            if (f === metricsFile && r.type === 'eval' && r.step === step) evaluatedAt = step;
+            return true;
+          };
+          try {
+            pending.push({ file: f, ...writing(f, () => prepareJournalCut(f, keep, (line) => log(`warning: ${f}:${line}: dropped a partial last record (a crash or full disk while it was written)`))) });
+          } catch (e) {
+            if (e instanceof JournalDamageError || e instanceof FileReadError) throw new UsageError(e.message);
+            throw e;
+          }
         }
+      } catch (e) {
+        for (const p of pending) p.abort();
+        throw e;
       }
+      for (const p of pending) writing(p.file, () => p.commit());
     };
     if (resume) {
       cutJournals(trainer.step);
@@ -335,7 +344,7 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     log(`training ${resume ? 'resumed' : 'started'} in ${out} on ${backend.description}${checkpoint && !resume ? ' from the base checkpoint' : resume ? ` at step ${trainer.step}` : ' from random init'}`);
     if (trainer.policy.matmulVariant) log(`matmul variant ${trainer.policy.matmulVariant} (${resume ? 'the run\'s own, from its checkpoint' : o.matmulVariant && o.matmulVariant !== 'auto' ? '--matmul-variant' : 'the fastest on this adapter, timed or cached'})`);
     const writeEval = (rec: EvalRecord) => {
-      writing(metricsFile, () => appendFileSync(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n'));
+      writing(metricsFile, () => appendAll(metricsFile, JSON.stringify({ type: 'eval', ...rec }) + '\n'));
       // The coverage curve (pass@1, @2, … and per family) is in metrics.jsonl; the line keeps the record's own keys.
       const curveOnly = (k: string) => /^val\/[a-z]+\/pass@/.test(k) || (/^val\/pass@\d+\//.test(k) && !(k.replace('pass@', 'avg@') in rec));
       log(`eval @${rec.step}: ${Object.entries(rec).filter(([k]) => k.startsWith('val/') && !curveOnly(k)).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
@@ -354,6 +363,7 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
       savedStep = trainer.step;
     };
     let lastEval: EvalRecord | null = null;
+    let collapse = 0; // steps in a row with entropy and reward at zero (src/rl/collapse.ts)
     const t0 = performance.now();
     const maxSteps = o.steps;
     const minutes = o.minutes;
@@ -403,14 +413,22 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
         while (!trainer.done && (maxSteps === undefined || trainer.step < maxSteps)) {
           const stageBefore = trainer.stage;
           const res = await trainer.trainStep();
-          writing(metricsFile, () => appendFileSync(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n'));
-          writing(samplesFile, () => appendFileSync(samplesFile, res.samples.map((s) => JSON.stringify(s) + '\n').join('')));
+          writing(metricsFile, () => appendAll(metricsFile, JSON.stringify({ type: 'step', ...res.record }) + '\n'));
+          writing(samplesFile, () => appendAll(samplesFile, res.samples.map((s) => JSON.stringify(s) + '\n').join('')));
           if (res.eval) {
             lastEval = res.eval;
             evaluatedAt = trainer.step;
             writeEval(res.eval);
           }
           if (!o.quiet) log(progressLine(res.record, lastEval));
+          collapse = collapseStreak(collapse, res.record['actor/entropy'], res.record['critic/score/mean'], trainer.config.model.vocabSize);
+          if (collapse === COLLAPSE_STEPS) {
+            if (o.stopOnCollapse) {
+              const last = savedStep >= 0 ? `the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step ${savedStep})` : 'no checkpoint was written before it';
+              throw new RunFailure(`${collapseText(trainer.step, trainer.config.model.vocabSize)}; stopped (--stop-on-collapse) — ${last}`);
+            }
+            log(`warning: ${collapseText(trainer.step, trainer.config.model.vocabSize)}; --stop-on-collapse stops a run here`);
+          }
           const skipped = res.record['actor/nonfinite_steps'];
           if (skipped > 0) log(`warning: step ${res.record.step}: ${skipped} optimizer step${skipped === 1 ? '' : 's'} rejected as non-finite (loss or grad norm) and skipped: weights untouched`);
           const every = trainer.config.checkpoint.everySteps;

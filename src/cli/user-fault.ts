@@ -4,6 +4,7 @@
  * directory belongs, a directory where a file belongs, no permission, a closed output pipe) and
  * an engine out of memory. Each becomes one line (exit 2) instead of a stack trace.
  */
+import { explainFsCode } from '../run/write-file';
 
 const FS_REASONS: Record<string, string> = {
   EROFS: 'the file system is read-only',
@@ -15,6 +16,7 @@ const FS_REASONS: Record<string, string> = {
   EDQUOT: 'the disk quota is used up',
   EPIPE: 'the output was closed (a pipe whose reader exited)',
   EIO: 'an I/O error',
+  ENOENT: 'no such file or folder',
 };
 
 const OUT_OF_MEMORY = /out of memory|Array buffer allocation failed|could not allocate memory|WebAssembly\.Memory\(\): (could not|Maximum memory)/i;
@@ -25,11 +27,13 @@ const TOO_LONG = /^Invalid string length$|^Cannot create a string longer than/;
 export function userFault(e: unknown): string | null {
   if (typeof e !== 'object' || e === null) return null;
   const err = e as NodeJS.ErrnoException;
-  if (typeof err.code === 'string' && err.code in FS_REASONS) {
+  // ENOENT only with the path it names (one the user gave); on a read-only mount it is EROFS (explainFsCode).
+  const code = typeof err.code === 'string' && (err.code !== 'ENOENT' || typeof err.path === 'string') ? explainFsCode(err) : undefined;
+  if (code !== undefined && code in FS_REASONS) {
     const dest = (err as { dest?: string }).dest;
     const path = err.path ? `${err.path}${dest ? ` → ${dest}` : ''}: ` : '';
-    const op = err.syscall ? ` (${err.syscall}, ${err.code})` : ` (${err.code})`;
-    return `${path}${FS_REASONS[err.code]}${op}`;
+    const op = err.syscall ? ` (${err.syscall}, ${code})` : ` (${code})`;
+    return `${path}${FS_REASONS[code]}${op}`;
   }
   if (e instanceof Error && TOO_LONG.test(e.message)) return `the input is too large: a text over V8's string limit (~512 MiB) would be needed (${e.message}); split it or give a smaller one`;
   if (e instanceof Error && OUT_OF_MEMORY.test(e.message)) {

@@ -338,3 +338,17 @@ export async function runSft(
   policy.destroy();
   return { params, eval: ev, data, checkpoint };
 }
+
+/**
+ * A rung's learning-rate schedule shortened (or lengthened) to `steps`: the decay's start and end
+ * keep their fractions of the run (small: 3500–4500 of 5000 → 2–3 of 3). `sft --steps N` applies it
+ * when the config does not set the decay itself; the result always passes validateSftConfig.
+ */
+export function scaleSftSchedule(c: Pick<SftConfig, 'steps' | 'lrDecayStart' | 'lrDecayEnd'>, steps: number): { lrDecayStart: number; lrDecayEnd: number } {
+  if (c.lrDecayStart === 0 && c.lrDecayEnd === 0) return { lrDecayStart: 0, lrDecayEnd: 0 };
+  const f = steps / c.steps;
+  const lrDecayStart = Math.min(Math.max(0, steps - 1), Math.floor(c.lrDecayStart * f));
+  if (c.lrDecayEnd === 0) return { lrDecayStart, lrDecayEnd: 0 };
+  const lrDecayEnd = Math.min(steps, Math.max(lrDecayStart + 1, Math.round(c.lrDecayEnd * f)));
+  return { lrDecayStart, lrDecayEnd };
+}

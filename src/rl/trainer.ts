@@ -13,6 +13,7 @@
  * had never stopped. Used by the CLI (Node) and by the browser Worker alike; the page's group
  * inspector hooks in through TrainerInit.inspector, read-only, and only when the page asks.
  */
+import { ConfigError } from '../model/config';
 import { CheckpointError, encodeCheckpoint, type CheckpointContents } from '../model/checkpoint';
 import { initParams } from '../model/init';
 import { layoutParams } from '../model/config';
@@ -169,7 +170,8 @@ export class MagicTrainer {
     this.offlineCorrect = correct;
     const report = offlineFilter(correct, N);
     if (report.keep.length === 0) {
-      throw new Error(`data.offlineFilter: no training prompt is solved sometimes but not always by the starting policy (${report.summary}); disable the filter or start from a better checkpoint`);
+      // The config's outcome, not a bug: one line naming the field (the CLI exits 2).
+      throw new ConfigError('data.offlineFilter', `no training prompt is solved sometimes but not always by the starting policy (${report.summary}); disable the filter or start from a better checkpoint`);
     }
     this.state.pool = report.keep;
     this.state.offline = report;

@@ -4,9 +4,8 @@
  * be one string, past V8's limit). The kept lines go to a temp file renamed over the journal only
  * once every line has been read, so damage found late changes nothing.
  */
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { tempPathFor } from './dir-lock';
 import { readLinesSync } from './read-file';
+import { openReplacement } from './write-file';
 
 /** A line before the last that is not a JSON record: damage resume cannot repair. */
 export class JournalDamageError extends Error {
@@ -49,13 +48,21 @@ export function* journalRecords(file: string, onDropped: (line: number) => void 
   if (bad !== null) onDropped(bad);
 }
 
+/** A journal's kept records written in full beside it, not yet in place: `commit` renames, `abort` removes. */
+export interface PendingJournal {
+  kept: number;
+  commit(): void;
+  abort(): void;
+}
+
 /**
- * Rewrites a journal keeping the records `keep` accepts, each line as it was, streamed through a
- * temp file; returns how many were kept. Nothing changes when the journal is damaged (or a write fails).
+ * Writes the records of a journal that `keep` accepts, each line as it was, to a temp file beside
+ * it (streamed, every byte checked: a nearly full disk takes part of a write and says so only in
+ * the count). The journal itself is unchanged until `commit`: a resume prepares every journal
+ * first and renames them only when all were written, so a refusal changes none of them.
  */
-export function filterJournal(file: string, keep: (r: Record<string, unknown>) => boolean, onDropped?: (line: number) => void, chunkBytes?: number): number {
-  const tmp = tempPathFor(file);
-  const fd = openSync(tmp, 'w');
+export function prepareJournalCut(file: string, keep: (r: Record<string, unknown>) => boolean, onDropped?: (line: number) => void, chunkBytes?: number): PendingJournal {
+  const out = openReplacement(file);
   let kept = 0;
   try {
     let buf = '';
@@ -64,17 +71,24 @@ export function filterJournal(file: string, keep: (r: Record<string, unknown>) =
       kept++;
       buf += text + '\n';
       if (buf.length >= 1 << 20) {
-        writeSync(fd, buf);
+        out.write(buf);
         buf = '';
       }
     }
-    if (buf) writeSync(fd, buf);
-    closeSync(fd);
+    out.write(buf); // creates the temp file even when nothing is kept
   } catch (e) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
+    out.abort();
     throw e;
   }
-  renameSync(tmp, file);
-  return kept;
+  return { kept, commit: () => out.commit(), abort: () => out.abort() };
+}
+
+/**
+ * Rewrites a journal keeping the records `keep` accepts, each line as it was, streamed through a
+ * temp file; returns how many were kept. Nothing changes when the journal is damaged (or a write fails).
+ */
+export function filterJournal(file: string, keep: (r: Record<string, unknown>) => boolean, onDropped?: (line: number) => void, chunkBytes?: number): number {
+  const p = prepareJournalCut(file, keep, onDropped, chunkBytes);
+  p.commit();
+  return p.kept;
 }

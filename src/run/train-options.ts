@@ -16,6 +16,8 @@ export interface TrainCommon {
   minutes?: number;
   /** No per-step progress line. */
   quiet?: boolean;
+  /** Stop (exit 1, like a divergence) when the policy collapses (src/rl/collapse.ts); by default it is only warned about. */
+  stopOnCollapse?: boolean;
   backend?: BackendChoice;
   /** CPU engine threads. */
   threads?: number;
@@ -65,6 +67,7 @@ export function trainRunArgv(o: TrainRunOptions): string[] {
   if (o.steps !== undefined) args.push('--steps', String(o.steps));
   if (o.minutes !== undefined) args.push('--minutes', String(o.minutes));
   if (o.quiet) args.push('--quiet');
+  if (o.stopOnCollapse) args.push('--stop-on-collapse');
   if (o.backend !== undefined) args.push('--backend', o.backend);
   if (o.threads !== undefined) args.push('--threads', String(o.threads));
   if (o.matmulVariant !== undefined) args.push('--matmul-variant', o.matmulVariant);

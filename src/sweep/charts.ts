@@ -3,7 +3,8 @@
  * written as text, then rendered to PNG headless with Playwright's Chromium (the system's
  * /usr/bin/chromium). The SVG stays beside the PNG.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { replaceFileWhole } from '../run/write-file';
 import { join } from 'node:path';
 import type { CurveBand, Summary } from './summary';
 import { chartFileName } from './summary-markdown';
@@ -188,7 +189,7 @@ export async function writeCharts(dir: string, s: Summary, o: { png?: boolean; l
   const svgs = summaryChartSvgs(s);
   const files = svgs.map(([name, svg]) => {
     const file = join(chartsDir, `${name}.svg`);
-    writeFileSync(file, svg);
+    replaceFileWhole(file, svg);
     const [, w, h] = /width="(\d+)" height="(\d+)"/.exec(svg)!;
     return { name, svg: file, png: join(chartsDir, `${name}.png`), width: Number(w), height: Number(h) };
   });

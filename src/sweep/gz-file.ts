@@ -3,7 +3,8 @@
  * summary.json are stored as `X.gz` (reports/README.md). Readers open `X` or `X.gz` alike; a
  * run still training appends to plain `X`, which wins when both exist (it is the newer).
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { replaceFileWhole } from '../run/write-file';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
 /** `file` or, when only that exists, `file.gz`: the path that holds its contents, or null. */
@@ -36,8 +37,7 @@ export function compressFile(file: string): void {
 
 /** Writes `target` whole (temp file + rename), then removes `stale`, the other name of the same contents. */
 function writeThenRemove(target: string, data: string | Uint8Array, stale: string): void {
-  writeFileSync(`${target}.tmp`, data);
-  renameSync(`${target}.tmp`, target);
+  replaceFileWhole(target, data);
   rmSync(stale, { force: true });
 }
 

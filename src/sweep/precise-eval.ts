@@ -3,7 +3,8 @@
  * RUNS/start-evals by everything they depend on, so presets sharing a test set evaluate it once)
  * and each run's final checkpoint (its marker file in the run directory).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { replaceFileWhole } from '../run/write-file';
 import { join } from 'node:path';
 import { crc32Label, decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { longestResponseLength } from '../rl/config';
@@ -103,7 +104,7 @@ function writeStartCheckpoint(run: PlannedRun, file: string): void {
     params: ck.params,
     meta: { kind: 'magic-lab-run', config: run.config, note: 'magic-lab sweep: start weights under this run config, for evaluation only' },
   });
-  writeFileSync(file, bytes);
+  replaceFileWhole(file, bytes);
 }
 
 export async function startEval(run: PlannedRun, o: SweepOptions, deps: SweepDeps, log: (s: string) => void): Promise<PreciseEval | null> {

@@ -6,7 +6,8 @@
  * other than tiny the file is <name>-<rung>.json and carries `rung`. Made only
  * from a real sweep's summary (`magic-lab sweep … --reference NAME`, `magic-lab ablate … --reference`).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { replaceFileWhole } from '../run/write-file';
 import { join } from 'node:path';
 import type { FindingResult } from './findings';
 import {
@@ -79,8 +80,7 @@ export function referenceFromSummary(
 }
 
 function writeAtomic(file: string, text: string): void {
-  writeFileSync(`${file}.tmp`, text);
-  renameSync(`${file}.tmp`, file);
+  replaceFileWhole(file, text);
 }
 
 export function readReferenceIndex(dir: string): ReferenceIndex {

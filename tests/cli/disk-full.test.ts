@@ -4,9 +4,10 @@
  * line cut by the full disk is dropped by `--resume`, a checkpoint write that fails leaves the
  * previous checkpoint whole — and the resumed run ends with the same records as one that never
  * stopped. The failures are injected under the CLI by mocking node:fs (this file has its own
- * module graph): ENOSPC after half of a chosen journal line, or on a chosen checkpoint write.
+ * module graph): a short write of half a chosen journal line or 100 bytes of a chosen checkpoint
+ * save, then ENOSPC.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -18,26 +19,40 @@ let checkpointSaves = 0;
 
 const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
 
+/**
+ * A nearly full disk as the kernel shows it: the write that crosses the end takes what fits and
+ * returns that count (a short write, no error); the next write of the same file fails with ENOSPC.
+ * tests/cli/real-faults.test.ts makes the same faults on a real tmpfs; this mock picks the exact
+ * line and save that fail.
+ */
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
-  const appendFileSync: typeof fs.appendFileSync = (file, data, opts) => {
-    const text = String(data);
-    if (fail && 'journalRecord' in fail && text.startsWith(fail.journalRecord)) {
+  const paths = new Map<number, string>();
+  const full = new Set<number>();
+  const openSync = ((path: import('node:fs').PathLike, ...rest: unknown[]) => {
+    const fd = (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
+    paths.set(fd, String(path));
+    full.delete(fd);
+    return fd;
+  }) as typeof fs.openSync;
+  const writeSync = ((fd: number, data: Uint8Array | string, ...rest: unknown[]) => {
+    if (full.has(fd)) throw enospc();
+    const path = paths.get(fd) ?? '';
+    const offset = typeof rest[0] === 'number' ? rest[0] : 0;
+    const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength).subarray(offset, offset + ((rest[1] as number | undefined) ?? data.byteLength - offset));
+    if (fail && 'journalRecord' in fail && path.endsWith('metrics.jsonl') && bytes.toString('utf8').startsWith(fail.journalRecord)) {
       fail = null;
-      fs.appendFileSync(file, text.slice(0, Math.floor(text.length / 2)), opts); // the disk took half the line
-      throw enospc();
+      full.add(fd);
+      return fs.writeSync(fd, bytes, 0, Math.floor(bytes.length / 2)); // the disk took half the line
     }
-    return fs.appendFileSync(file, data, opts);
-  };
-  const writeFileSync: typeof fs.writeFileSync = (file, data, opts) => {
-    if (String(file).endsWith('checkpoint.mlck.tmp') && fail && 'checkpointSave' in fail && ++checkpointSaves === fail.checkpointSave) {
+    if (fail && 'checkpointSave' in fail && path.endsWith('checkpoint.mlck.tmp') && ++checkpointSaves === fail.checkpointSave) {
       fail = null;
-      fs.writeFileSync(file, (data as Uint8Array).subarray(0, 100), opts);
-      throw enospc();
+      full.add(fd);
+      return fs.writeSync(fd, bytes, 0, 100);
     }
-    return fs.writeFileSync(file, data, opts);
-  };
-  return { ...fs, default: { ...fs, appendFileSync, writeFileSync }, appendFileSync, writeFileSync };
+    return (fs.writeSync as (...a: unknown[]) => number)(fd, data, ...rest);
+  }) as typeof fs.writeSync;
+  return { ...fs, default: { ...fs, openSync, writeSync }, openSync, writeSync };
 });
 
 const { main } = await import('../../src/cli/main');
@@ -90,7 +105,7 @@ describe('magic-lab train on a full disk', () => {
     expect(r.err).toBe(
       `magic-lab train: writing ${join(out, 'checkpoint.mlck')} failed: no space left on the disk (ENOSPC); the run stopped at step 4 — the last good checkpoint is ${join(out, 'checkpoint.mlck')} (step 2): fix it and continue with magic-lab train --resume ${out}`,
     );
-    expect(existsSync(join(out, 'checkpoint.mlck.tmp'))).toBe(false);
+    expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     const kept = decodeCheckpoint(new Uint8Array(readFileSync(join(out, 'checkpoint.mlck'))));
     expect((kept.meta.state as { step: number }).step).toBe(2);
 

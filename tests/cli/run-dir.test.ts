@@ -5,7 +5,7 @@
  * its schedule is refused before anything in the directory changes.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -124,5 +124,47 @@ describe('--resume refuses a checkpoint of another run before anything is cut', 
     const config = { ...(ck.meta.config as Record<string, unknown>), stages: [{ ...(ck.meta.config as { stages: object[] }).stages[0], steps: 2 }] };
     const edited = encodeCheckpoint({ ...ck, meta: { ...ck.meta, config } });
     await expectRefused('past-schedule', edited, /checkpoint\.mlck is at step 4, past the end of its schedule \(2 steps\); nothing was changed$/, JSON.stringify(config, null, 2) + '\n');
+  });
+
+  it('another run\'s checkpoint in a directory without config.json: the journal names the run (score and training time per step)', async () => {
+    // Without config.json only the journal can tell the runs apart (its time_ms is a wall-clock sum no other run shares).
+    const other = join(dir, 'seed2-no-config');
+    expect((await train(other, cfgFile('base'), '--seed', '2', '--steps', '2')).code).toBe(0);
+    const d = join(dir, 'foreign-no-config');
+    cpSync(join(dir, 'clean'), d, { recursive: true }); // a finished 4-step run
+    rmSync(join(d, 'config.json'));
+    writeFileSync(join(d, 'checkpoint.mlck'), readFileSync(join(other, 'checkpoint.mlck')));
+    const before = snapshot(d);
+    const r = await run('train', '--resume', d, ...engine);
+    expect(r.code, r.err).toBe(2);
+    expect(r.errLines).toHaveLength(1);
+    expect(r.err).toMatch(new RegExp(`^magic-lab train: --resume: ${d}/checkpoint\\.mlck belongs to another run: its (score|training time) at step \\d .*, ${d}/metrics\\.jsonl records .*; nothing was changed$`));
+    expect(snapshot(d)).toEqual(before);
+  });
+
+  it('a checkpoint ahead of its journal (restored from a backup): refused, naming both steps', async () => {
+    const d = join(dir, 'ahead');
+    cpSync(join(dir, 'clean'), d, { recursive: true }); // checkpoint at step 4
+    const keep = (f: string) => readFileSync(join(d, f), 'utf8').split('\n').filter((l) => l.trim() && (JSON.parse(l) as { step: number }).step <= 2).join('\n') + '\n';
+    writeFileSync(join(d, 'metrics.jsonl'), keep('metrics.jsonl'));
+    writeFileSync(join(d, 'samples.jsonl'), keep('samples.jsonl'));
+    const before = snapshot(d);
+    const r = await run('train', '--resume', d, ...engine);
+    expect(r.code, r.err).toBe(2);
+    expect(r.errLines).toEqual([`magic-lab train: --resume: ${d}/checkpoint.mlck is at step 4, beyond the last step of ${d}/metrics.jsonl (2): resuming would leave steps 3–4 without records (a checkpoint restored from a backup, or a journal that lost its end); nothing was changed`]);
+    expect(snapshot(d)).toEqual(before);
+  });
+
+  it('temp files of processes no longer running (a kill -9 mid-write) are removed by the next resume; a live process\'s are kept', async () => {
+    const d = join(dir, 'temps');
+    cpSync(join(dir, 'twice'), d, { recursive: true });
+    const dead = spawnSync('true').pid!;
+    writeFileSync(join(d, `.${dead}.checkpoint.mlck.tmp`), Buffer.alloc(60_000));
+    writeFileSync(join(d, `.${dead}.metrics.jsonl.tmp`), '{"step":1}\n');
+    writeFileSync(join(d, `.${sleeper.pid}.samples.jsonl.tmp`), 'x');
+    const r = await run('train', '--resume', d, ...engine);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`note: removed 2 temp files of processes no longer running from ${d}`);
+    expect(readdirSync(d).filter((f) => f.endsWith('.tmp'))).toEqual([`.${sleeper.pid}.samples.jsonl.tmp`]);
   });
 });

@@ -1,0 +1,77 @@
+/**
+ * User faults outside the file system, each one line and exit 2 (or a clear stop): resource flags
+ * past what the machine runs, a usage error printed to a closed stderr, random init with the offline
+ * filter on, a shortened SFT run, and a real policy collapse (the tiny rung's base at lr 1 without a
+ * gradient clip: reward 0 and entropy ~0.12 nats from step 2 on).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main';
+import { MAX_THREADS } from '../../src/cli/backend';
+import { cliRunner } from './harness';
+
+const run = cliRunner(main);
+const dir = mkdtempSync(join(tmpdir(), 'magic-usage-faults-'));
+const ROOT = join(__dirname, '..', '..');
+
+describe('resource flags and usage faults', () => {
+  it('--threads past the machine: exit 2, one line naming the bound, before an engine opens', async () => {
+    for (const cmd of [['train', '--preset', 'magic-tiny', '--out', join(dir, 't')], ['eval', '--checkpoint', 'public/checkpoints/base.mlck'], ['sweep', '--presets', 'magic-tiny', '--seeds', '1', '--out', join(dir, 's')]]) {
+      const r = await run(...cmd, '--backend', 'wasm', '--threads', '100000');
+      expect(r.code, r.err).toBe(2);
+      expect(r.errLines).toEqual([`magic-lab ${cmd[0]}: --threads: must be at most ${MAX_THREADS} (this machine has ${availableParallelism()} logical core${availableParallelism() === 1 ? '' : 's'}), got 100000`]);
+    }
+    expect(existsSync(join(dir, 't'))).toBe(false);
+  });
+
+  it('a usage error with stdout and stderr on a closed pipe still exits 2 (no EPIPE trace, no exit 1)', () => {
+    // The reader (true) exits at once; the CLI starts a second later and writes its one line into the closed pipe.
+    const status = join(dir, 'status');
+    spawnSync('bash', ['-c', `(sleep 1; node bin/magic-lab.mjs train --bogus; echo $? > ${status}) 2>&1 | true; while [ ! -s ${status} ]; do sleep 0.2; done`], { cwd: ROOT, timeout: 60_000 });
+    expect(spawnSync('cat', [status], { encoding: 'utf8' }).stdout.trim()).toBe('2');
+  }, 60_000);
+
+  it('train --base none with the offline filter on: exit 2, one line, before sampling or writing', async () => {
+    const out = join(dir, 'random-init');
+    const t0 = performance.now();
+    const r = await run('train', '--preset', 'magic', '--base', 'none', '--out', out, '--backend', 'wasm', '--threads', '1');
+    expect(r.code, r.err).toBe(2);
+    expect(r.errLines).toEqual([
+      'magic-lab train: --base none: the offline filter (data.offlineFilter.enabled) keeps the prompts the starting policy solves sometimes, and a random policy solves none; turn it off with {"data": {"offlineFilter": {"enabled": false}}} in --config, or start from a base checkpoint (--base F)',
+    ]);
+    expect(performance.now() - t0).toBeLessThan(30_000); // not after sampling 1,024 prompts × 16
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('sft --rung small --steps 3: the rung\'s decay scales with the run (it used to be refused on lrDecayStart 3500 > 2)', async () => {
+    const cfg = join(dir, 'sft.json');
+    writeFileSync(cfg, JSON.stringify({ trainSize: 8, testSize: 1, batch: 2, evalK: 1, evalProblems: 1, evalEvery: 0 }));
+    const out = join(dir, 'small.mlck');
+    const r = await run('sft', '--rung', 'small', '--steps', '3', '--config', cfg, '--out', out, '--weights-only', '--backend', 'wasm', '--threads', '1');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('--steps 3: the learning-rate decay scaled with the run (steps 3500–4500 of 5000 → 2–3)');
+    expect(existsSync(out)).toBe(true);
+  }, 120_000);
+});
+
+describe('a real policy collapse', () => {
+  const cfg = join(dir, 'collapse.json');
+  writeFileSync(cfg, JSON.stringify({ stages: [{ maxResponseLength: 24, steps: 7 }], eval: { everySteps: 0, k: 2, temperatures: [1], testProblems: 2 }, checkpoint: { everySteps: 0 }, update: { lr: 1, gradClip: null }, data: { offlineFilter: { enabled: false } } }));
+  const common = ['--rung', 'tiny', '--config', cfg, '--backend', 'wasm', '--threads', '1', '--quiet'];
+
+  it('warns once the streak reaches 5 steps; --stop-on-collapse stops there like a divergence (exit 1, one line)', async () => {
+    const warned = await run('train', ...common, '--out', join(dir, 'collapse-warn'));
+    expect(warned.code, warned.err).toBe(0);
+    expect(warned.out).toMatch(/warning: the policy collapsed by step 6: entropy at most 0\.159 nats \(5% of ln 24\) and reward 0 for 5 steps in a row .*; --stop-on-collapse stops a run here/);
+    expect(warned.out.match(/policy collapsed/g)).toHaveLength(1);
+
+    const out = join(dir, 'collapse-stop');
+    const stopped = await run('train', ...common, '--out', out, '--stop-on-collapse');
+    expect(stopped.code).toBe(1);
+    expect(stopped.errLines).toHaveLength(1);
+    expect(stopped.err).toMatch(/^magic-lab train: the policy collapsed by step 6: .*; stopped \(--stop-on-collapse\) — no checkpoint was written before it$/);
+  }, 120_000);
+});

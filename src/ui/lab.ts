@@ -22,6 +22,7 @@ import { benchControl } from './controller/bench';
 import { browserEnv, runAccess } from './controller/run-access';
 import { WorkerLink } from './controller/worker-link';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
+import { isEmptyFailedStart } from './lib/failed-start';
 import { backendFromUrl, setupFromUrl, withBackend } from './lib/url';
 import { staggerQueue } from './lib/stagger';
 import { teachingFromUrl } from './lib/teach';
@@ -135,6 +136,14 @@ function onMessage(m: FromWorker) {
         s.deleteRun(m.runId);
         void dbDeleteRun(m.runId);
         s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
+        break;
+      }
+      // A start that failed before its first record leaves no "0 steps" row; the error line says why.
+      if (m.runId && isEmptyFailedStart(m, s, s.runs[m.runId])) {
+        s.deleteRun(m.runId);
+        void dbDeleteRun(m.runId);
+        s.setLiveState({ runId: null, state: 'error', step: 0, stage: 0 });
+        onQueueEvent({ type: 'run-state', runId: m.runId, state: m.state, step: m.step, message: m.message });
         break;
       }
       s.setLiveState(m);

@@ -327,6 +327,8 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
       progress(`loading the base checkpoint ${shownUrl(msg.baseCheckpointUrl)}…`);
       const onProgress = (loaded: number, total: number) => gen === run.generation && post({ type: 'base-progress', runId: msg.runId, loaded, total });
       const base = await fetchBase(msg.baseCheckpointUrl, config, undefined, { rung: rungOf(config), onProgress, openCache: openBaseCache });
+      // A rung's missing base ends the start here, before any sampling, naming the server's answer.
+      if (base.required) throw new Error(base.why);
       if (base.bytes) {
         checkpoint = base.bytes;
         run.note = `started from the base checkpoint ${shownUrl(msg.baseCheckpointUrl)}`;
@@ -359,7 +361,8 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     }
     run.state = 'error';
     run.running = false;
-    postState(startFailure(errMsg(e), baseMissing));
+    // Said once, in the page's error line (an empty state message: not again under the controls).
+    postState('');
     post({ type: 'error', message: `Could not start the run: ${startFailure(errMsg(e), baseMissing)}` });
   }
 }

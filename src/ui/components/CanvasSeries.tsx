@@ -210,6 +210,9 @@ export function chartFrame(rows: readonly Row[], lines: readonly LineSpec[], ref
     if (r.step < lo) lo = r.step;
     if (r.step > hi) hi = r.step;
   }
+  // Reference curves alone (no run planning a schedule): 0 to their last step, as a live run of that schedule spans
+  // 0 to its last step; so every chart of a reference shows the same steps as the live run it stands for.
+  if (planned === null) for (const r of refs) planned = Math.max(planned ?? 0, r.curve.steps[r.curve.steps.length - 1] ?? 0, hi) || null;
   const x = rows.length ? scheduleDomain(lo, hi, planned) : scheduleDomain(null, null, planned);
   const leftRefs = refs.filter((r) => !r.right);
   const keys = [...(stacked ? [] : lines.filter((l) => !l.right).map((l) => l.key)), ...leftRefs.flatMap((r) => [refBandKey(r.id), refMeanKey(r.id), ...(seeds ? r.seeds.map((s) => refSeedKey(r.id, s)) : [])])];

@@ -5,7 +5,7 @@ import { getPreset } from '../../src/rl/config';
 import { evalKey } from '../../src/rl/metrics';
 import { buildRows, chartSpecs, columnKey } from '../../src/ui/lib/chartdata';
 import { findingChartSpecs, findingRuns, fmtInterval, sameFindingRuns, referenceEntropyTarget, scheduleText } from '../../src/ui/lib/findingview';
-import { REFERENCE_COLOURS, mergeReferenceRows, metricRange, refBandKey, refMeanKey, refSeedKey, referenceLegends, referenceSeries } from '../../src/ui/lib/refchart';
+import { REFERENCE_COLOURS, mergeReferenceRows, metricRange, refBandKey, refMeanKey, refSeedKey, referenceLegends, referenceSeries, refSeriesName } from '../../src/ui/lib/refchart';
 import { validateReferenceFile } from '../../src/ui/lib/reference';
 import { fakeRun } from './helpers';
 
@@ -32,8 +32,23 @@ describe('reference series of a chart', () => {
     expect(referenceSeries(spec('entropy'), null)).toEqual([]);
   });
 
-  it('a legend entry per preset: "reference: <preset> (n seeds)"', () => {
-    expect(referenceLegends(referenceSeries(spec('reward'), tiny), tiny).map((l) => l.label)).toEqual(['reference: magic-tiny (2 seeds)', 'reference: grpo-tiny (2 seeds)']);
+  it('a legend entry per preset where a chart draws one series of it; per series, named and dashed, where it draws several', () => {
+    expect(referenceLegends(referenceSeries(spec('entropy'), tiny), tiny).map((l) => l.label)).toEqual(['reference: magic-tiny (2 seeds)', 'reference: grpo-tiny (2 seeds)']);
+    const k = getPreset('magic-tiny').eval.k;
+    const reward = referenceLegends(referenceSeries(spec('reward'), tiny), tiny);
+    expect(reward.filter((l) => l.preset === 'magic-tiny').map((l) => l.label)).toEqual([
+      'reference: magic-tiny · train reward (2 seeds)',
+      `reference: magic-tiny · avg@${k} τ=1 (2 seeds)`,
+      `reference: magic-tiny · avg@${k} τ=0.6 (2 seeds)`,
+    ]);
+    // Each entry dashed as its line is drawn: the first series solid, the next dashed.
+    expect(reward.filter((l) => l.preset === 'magic-tiny').map((l) => l.dash)).toEqual(referenceSeries(spec('reward'), tiny).filter((s) => s.preset === 'magic-tiny').map((s) => s.dash));
+    expect(new Set(reward.map((l) => l.id)).size).toBe(reward.length);
+  });
+
+  it('a reference mean is named in the tooltip by its preset and its series', () => {
+    const [mean] = referenceSeries(spec('reward'), tiny);
+    expect(refSeriesName(mean)).toBe('reference magic-tiny · train reward');
   });
 });
 

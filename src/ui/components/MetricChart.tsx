@@ -208,6 +208,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       dot: s.source === 'eval',
       // A stacked chart stacks each run's series on their own (spec.stacked).
       stack: `s${ri}`,
+      // Smoothed: the measured values are drawn faintly beneath (buildRows writes them at any smoothing above 0).
+      ...(smoothing > 0 && s.source === 'step' && !s.exact && !stacked ? { raw: true } : {}),
     })),
   );
   const hasRight = lineList.some((l) => l.right);

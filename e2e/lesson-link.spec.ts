@@ -10,22 +10,22 @@ const lesson = { title: 'Entropy, two ways', cards: [{ card: 'temperature', ques
 
 test('a lesson link at the small rung with a config value opens whole, and the address and students link keep all of it', async ({ page }) => {
   const json = JSON.stringify(lesson);
-  await openLab(page, `/?preset=magic&rung=small&update.lr=0.0002&teacher=1&lesson=${encodeURIComponent(json)}`);
+  await openLab(page, `/?preset=magic&rung=small&update.lr=0.00035&teacher=1&lesson=${encodeURIComponent(json)}`);
   await expect(page.getByTestId('url-error')).toHaveCount(0);
   await expect(page.getByTestId('lesson')).toContainText('Entropy, two ways');
   await expect(page.getByTestId('rung-pick-small')).toBeChecked();
-  await expect(page.getByTestId('field-update.lr')).toHaveValue('0.0002');
+  await expect(page.getByTestId('field-update.lr')).toHaveValue('0.00035');
   // An edit: the address keeps the lesson, the rung and both values.
   await page.getByTestId('field-seed').fill('11');
   await expect.poll(() => new URL(page.url()).searchParams.get('seed')).toBe('11');
   const here = new URL(page.url()).searchParams;
   expect(here.get('lesson')).toBe(json);
   expect(here.get('rung')).toBe('small');
-  expect(here.get('update.lr')).toBe('0.0002');
+  expect(here.get('update.lr')).toBe('0.00035');
   const student = new URL(await page.getByTestId('student-link').inputValue()).searchParams;
   expect(student.get('lesson')).toBe(json);
   expect(student.get('rung')).toBe('small');
-  expect(student.get('update.lr')).toBe('0.0002');
+  expect(student.get('update.lr')).toBe('0.00035');
   expect(student.get('seed')).toBe('11');
   expect(student.get('teacher')).toBeNull();
   // The students' link opens the same setup and lesson, without the teacher bar.
@@ -34,13 +34,13 @@ test('a lesson link at the small rung with a config value opens whole, and the a
   await expect(page.getByTestId('teacher-bar')).toHaveCount(0);
   await expect(page.getByTestId('lesson')).toContainText('Entropy, two ways');
   await expect(page.getByTestId('rung-pick-small')).toBeChecked();
-  await expect(page.getByTestId('field-update.lr')).toHaveValue('0.0002');
+  await expect(page.getByTestId('field-update.lr')).toHaveValue('0.00035');
   await expect(page.getByTestId('field-seed')).toHaveValue('11');
 });
 
 test('a partly bad link keeps every valid value and names each bad one, with the field a bare name means', async ({ page }) => {
   await openLab(page, '/?update.lr=0.001&foo=1&rung=small&lr=abc');
-  await expect(page.getByTestId('url-error')).toHaveText("This link's foo (no such field) and lr (no such field; did you mean update.lr?) were left out; every other value is kept.");
+  await expect(page.getByTestId('url-error').locator('span')).toHaveText("This link's foo (no such field) and lr (no such field; did you mean update.lr?) were left out; every other value is kept.");
   await expect(page.getByTestId('rung-pick-small')).toBeChecked();
   await expect(page.getByTestId('field-update.lr')).toHaveValue('0.001');
   // The address is the setup that was kept.
@@ -60,7 +60,7 @@ test("a missing small base says 404 before any sampling, once, and leaves no emp
   });
   await openLab(page, '/?preset=magic&rung=small');
   await page.getByTestId('play').click();
-  await expect(page.getByTestId('error')).toHaveText(
+  await expect(page.getByTestId('error').locator('span')).toHaveText(
     "Could not start the run: the small rung's base checkpoint /checkpoints/base-small.mlck is missing (HTTP 404); build it with `magic-lab sft --rung small`",
     { timeout: 60_000 },
   );

@@ -43,7 +43,7 @@ test('Run both trains a tiny card\'s two arms and overlays them; a second click 
 });
 
 test('a lesson from the URL shows its card and questions; teacher mode steps with next', async ({ page }) => {
-  const lesson = { title: 'Entropy, two ways', hidden: ['findings'], cards: [{ card: 'temperature', questions: ['Which arm starts lower?'] }, { card: 'entropy-control', arms: ['a', 'b'] }] };
+  const lesson = { title: 'Entropy, two ways', hidden: ['findings'], cards: [{ card: 'temperature', questions: ['Which arm starts lower?'] }, { card: 'entropy-control', arms: ['a', 'c'] }] };
   await openLab(page, `/?preset=magic-tiny&teacher=1&lesson=${encodeURIComponent(JSON.stringify(lesson))}`);
   const panel = page.getByTestId('try-this');
   await expect(panel).toHaveAttribute('open', '');

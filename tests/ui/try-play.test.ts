@@ -66,10 +66,11 @@ describe('planCardQueue', () => {
 describe('cardReferenceEntries', () => {
   const entry = (name: string, presets: string[]) => ({ name, presets }) as unknown as ReferenceIndexEntry;
   it('finds a file for every arm, or none', () => {
-    const entries = [entry('temperature', ['magic', 'temp-0.6']), entry('entropy-control', ['magic', 'entropy-off'])];
+    const entries = [entry('temperature', ['magic', 'temp-0.6']), entry('entropy-coef', ['magic', 'entropy-off'])];
     expect(cardReferenceEntries(card('temperature'), entries)!.map((e) => e.name)).toEqual(['temperature']);
     expect(cardReferenceEntries(card('entropy-control'), entries)).toBeNull(); // C (const-entropy-large) is in no file here
-    expect(cardReferenceEntries(card('entropy-control'), entries, ['a', 'b'])!.map((e) => e.name)).toEqual(['temperature', 'entropy-control']);
+    const withC = [...entries, entry('entropy-coef-large', ['const-entropy-large'])];
+    expect(cardReferenceEntries(card('entropy-control'), withC)!.map((e) => e.name)).toEqual(['temperature', 'entropy-coef-large']);
     expect(cardReferenceEntries(card('first-look'), entries)).toBeNull(); // tiny arms have no reference runs
   });
 });

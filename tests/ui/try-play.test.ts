@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunData } from '../../src/io/runfile';
 import { EXPERIMENTS, experimentConfig } from '../../src/ui/lib/experiments';
-import { canonicalJson, cardReferenceEntries, compareArms, planCardQueue, runKey } from '../../src/ui/lib/try-play';
+import { activeArmIndex, canonicalJson, cardReferenceEntries, compareArms, planCardQueue, runKey } from '../../src/ui/lib/try-play';
 import type { ReferenceIndexEntry } from '../../src/ui/lib/reference';
 
 const card = (id: string) => EXPERIMENTS.find((e) => e.id === id)!;
@@ -50,6 +50,15 @@ describe('planCardQueue', () => {
     // Every arm finished already: the queue is done at once.
     const both = planCardQueue(e, { ...runs, b: run('b', 'temp-0.6', experimentConfig(e.setups[1])) }, ['same', 'b']);
     expect(both.status).toBe('done');
+  });
+
+  it("the active arm is the card's activeArm among the arms played, else the first", () => {
+    expect(card('first-look').activeArm).toBe('b');
+    expect(activeArmIndex(card('first-look'))).toBe(1);
+    expect(activeArmIndex(card('temperature'))).toBe(0);
+    expect(activeArmIndex({ ...card('first-look'), setups: card('first-look').setups }, ['b', 'a'])).toBe(1);
+    expect(activeArmIndex({ setups: card('entropy-control').setups, activeArm: 'c' }, ['a', 'c'])).toBe(1);
+    expect(activeArmIndex({ setups: card('entropy-control').setups, activeArm: 'z' })).toBe(0);
   });
 
   it('a lesson plays a subset of the arms', () => {

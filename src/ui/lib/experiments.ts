@@ -52,6 +52,11 @@ export interface Experiment {
   claims?: Claim[];
   /** The comparison line names the step an arm's entropy collapses (the sweep's rule) and whether the other held. */
   compareCollapse?: boolean;
+  /**
+   * The arm shown as the active run once the arms are in (default the first): the charts draw its event marks and
+   * its entropy target, so the arm the card's words are about must be it.
+   */
+  activeArm?: string;
 }
 
 const entropyOff = (): RunConfigInput => ({ loss: { entropy: { mode: 'off' } } });
@@ -63,7 +68,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
     question: 'What does each chart show, and when does the entropy controller act?',
     watch: [
       'Read the line under each chart: it explains the run you just made.',
-      'B sets the target entropy above anything this policy reaches, so e_k is below it from step 1: an "α on" mark appears on the entropy charts at once.',
+      'B sets the target entropy above anything this policy reaches, so e_k is below it from step 1: B is shown as the active run, with its target (3 nats, the dashed line) and an "α on" mark at step 1 on the entropy charts; A, overlaid, has no mark.',
       'S2 marks where stage 2 begins and the response limit rises.',
     ],
     charts: ['entropy', 'entropy-coeff', 'groups'],
@@ -72,6 +77,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
       { key: 'a', label: 'A: MAGIC, tiny', preset: 'magic-tiny', fullSchedule: true },
       { key: 'b', label: 'B: target entropy 3 nats', preset: 'magic-tiny', fullSchedule: true, overrides: () => ({ loss: { entropy: { target: 3 } } }) },
     ],
+    activeArm: 'b',
   },
   {
     id: 'temperature',

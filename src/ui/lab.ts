@@ -171,6 +171,7 @@ function onMessage(m: FromWorker) {
     case 'metrics':
       s.appendSteps(m.runId, m.steps);
       persistRun(m.runId);
+      if (get().runs[m.runId]) speed.calibrate(get().runs[m.runId]);
       break;
     case 'eval':
       s.addEval(m.runId, m.record);

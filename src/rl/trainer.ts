@@ -418,8 +418,8 @@ export class MagicTrainer {
     return { stats, tokens };
   }
 
-  /** Held-out evaluation at every eval temperature, at the longest stage's response length. */
-  async evaluate(): Promise<EvalRecord> {
+  /** Held-out evaluation at every eval temperature, at the longest stage's response length; `onProgress`: responses done of the total. */
+  async evaluate(onProgress?: (done: number, total: number) => void): Promise<EvalRecord> {
     const ev = this.cfg.eval;
     const problems: Problem[] = this.data.test.slice(0, ev.testProblems);
     const rec = await guardForward(this.state.step, 'evaluation', (d) => (this.diverged = d), () => evaluatePolicy(this.policy, problems, {
@@ -429,6 +429,7 @@ export class MagicTrainer {
       topP: this.cfg.rollout.topP,
       batch: this.rolloutBatch(),
       seed: batchSeed(this.cfg.seed, STREAM.eval, this.state.step),
+      onProgress,
     }));
     return { step: this.state.step, ...rec } as EvalRecord;
   }

@@ -14,6 +14,7 @@ import { groupInspector } from '../rl/inspect';
 import { MagicTrainer } from '../rl/trainer';
 import { browserHostLimits, checkRunResources, engineLimitsOf } from '../rl/resources';
 import { fetchBase, openBaseCache, shownUrl, startFailure } from './base-checkpoint';
+import { evalProgressText } from './progress-text';
 import { CommandQueue } from './command-queue';
 import { DrawGate } from './drawgate';
 import { acquireWorkerBackend } from './engine';
@@ -121,9 +122,11 @@ async function loop() {
       }
       if (resume.takeStartEval(trainer.step)) {
         // Same eval seed stream as the CLI's step-0 evaluation; it draws nothing from training's streams.
-        const ev0 = await turn.exclusive(() => trainer.evaluate());
+        // Minutes at the larger rungs: the state line counts the responses (one message per generation batch).
+        const ev0 = await turn.exclusive(() => trainer.evaluate((done, total) => gen === run.generation && postState(evalProgressText(done, total))));
         if (gen !== run.generation || !run.runId) break;
         post({ type: 'eval', runId: run.runId, record: ev0 });
+        postState(); // the progress line gives way to the run's note
         resume.startEvalPosted = true;
       }
       const stageBefore = trainer.stage;

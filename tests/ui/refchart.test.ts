@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/config';
 import { evalKey } from '../../src/rl/metrics';
 import { buildRows, chartSpecs, columnKey } from '../../src/ui/lib/chartdata';
-import { findingChartSpecs, findingRuns, fmtInterval, sameFindingRuns, referenceEntropyTarget, scheduleText } from '../../src/ui/lib/findingview';
+import { checkUnit, findingChartSpecs, findingRuns, fmtInterval, sameFindingRuns, referenceEntropyTarget, scheduleText } from '../../src/ui/lib/findingview';
 import { REFERENCE_COLOURS, mergeReferenceRows, metricRange, refBandKey, refMeanKey, refSeedKey, referenceLegends, referenceSeries, refSeriesName } from '../../src/ui/lib/refchart';
 import { validateReferenceFile } from '../../src/ui/lib/reference';
 import { fakeRun } from './helpers';
@@ -132,6 +132,18 @@ describe('the Findings view', () => {
   it('formats', () => {
     expect(fmtInterval(0.0513, 0.0102, 0.0924)).toBe('0.0513 [0.0102, 0.0924]');
     expect(fmtInterval(0.0513, -0.0102, null, { points: true })).toBe('5.13 [-1.02, –]');
+    // One format in a row: no 4.00e-4 beside plain numbers, the same decimals for all three.
+    expect(fmtInterval(0.0004, -0.002, 0.0034)).toBe('0.0004 [-0.0020, 0.0034]');
+    expect(fmtInterval(59866.6, 1200.4, 118532.9)).toBe('59867 [1200, 118533]');
+    expect(fmtInterval(0.0251, 0.004, 0.0462, { points: true })).toBe('2.51 [0.40, 4.62]');
+  });
+
+  it("a check's unit from its description: accuracy differences in points, entropy in nats", () => {
+    expect(checkUnit('magic − temp-0.6 in final avg@k τ = 1.0, paired over 5 seeds (Student-t 95%); paper: > 0')).toEqual({ points: true, unit: 'points' });
+    expect(checkUnit('magic − grpo in gain avg@k τ = 1.0, paired over 5 seeds')).toEqual({ points: true, unit: 'points' });
+    expect(checkUnit('magic − temp-0.6 in entropy, second half, paired over 5 seeds')).toEqual({ points: false, unit: 'nats' });
+    expect(checkUnit('single-stage − magic in tokens, paired over 5 seeds')).toEqual({ points: false, unit: 'tokens' });
+    expect(checkUnit('Pearson r(entropy, whole run, final avg@k τ = 1.0) over 25 runs')).toEqual({ points: false, unit: '' });
     expect(scheduleText(tiny.schedule)).toBe('4 steps per run, on webgpu, precise evaluations 8 problems × 2 samples');
   });
 });

@@ -84,7 +84,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
     title: 'High-temperature rollouts: τ = 1.0 vs 0.6',
     question: 'Does sampling rollouts at a lower temperature make entropy collapse?',
     watch: [
-      'Entropy: τ = 0.6 starts lower (about 0.14 nats against 0.24 for τ = 1.0), still above the 0.1 target, and stays lower; its realized α is larger over the first 80 steps (α marks).',
+      'Entropy: τ = 0.6 starts lower than τ = 1.0, still above the 0.1 target, and stays lower (the line under this card gives both arms\' numbers from the curves drawn); its realized α is larger over the first 80 steps (α marks).',
       'Groups: at low entropy more groups are solved by all or by none, and are dropped.',
       'Reward & held-out accuracy: compare avg@8 at τ = 1.0 at the end, against its SE (paper: τ = 1.0 wins later).',
     ],

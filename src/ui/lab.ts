@@ -159,6 +159,10 @@ function onMessage(m: FromWorker) {
       onQueueEvent({ type: 'run-state', runId: m.runId, state: m.state, step: m.step, message: m.message });
       break;
     }
+    case 'progress':
+      // Only the state line, and only of the run the page still has running (after a Reset it is not).
+      if (s.liveRunId === m.runId && s.runState === 'running') useLab.setState({ statusMessage: m.message });
+      break;
     case 'run-config':
       // A checkpoint's own config replaces the editor's in the run record (charts, export, resume),
       // and in the editor while that run is the live one: edits must apply to what it runs.

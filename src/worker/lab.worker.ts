@@ -123,7 +123,7 @@ async function loop() {
       if (resume.takeStartEval(trainer.step)) {
         // Same eval seed stream as the CLI's step-0 evaluation; it draws nothing from training's streams.
         // Minutes at the larger rungs: the state line counts the responses (one message per generation batch).
-        const ev0 = await turn.exclusive(() => trainer.evaluate((done, total) => gen === run.generation && postState(evalProgressText(done, total))));
+        const ev0 = await turn.exclusive(() => trainer.evaluate((done, total) => gen === run.generation && !!run.runId && post({ type: 'progress', runId: run.runId, message: evalProgressText(done, total) })));
         if (gen !== run.generation || !run.runId) break;
         post({ type: 'eval', runId: run.runId, record: ev0 });
         postState(); // the progress line gives way to the run's note

@@ -65,7 +65,7 @@ it('a chart showing only reference curves (a fresh page in reference mode) fits 
   const steps = Array.from({ length: 40 }, (_, i) => 10 * (i + 1));
   const mean = steps.map((s) => 1.77 - s / 1000);
   const curve = { steps, mean, lower: mean.map((m) => m - 0.05), upper: mean.map((m) => m + 0.05), seeds: {} };
-  const ref: RefSeries = { id: 'ref0|g', preset: 'magic', seriesKey: 'g', right: false, colour: '#000', dash: '', metric: 'actor/entropy', curve, seeds: [] };
+  const ref: RefSeries = { id: 'ref0|g', preset: 'magic', seriesKey: 'g', seriesLabel: 'entropy', right: false, colour: '#000', dash: '', metric: 'actor/entropy', curve, seeds: [] };
   const refRows = steps.map((step, j) => ({ step, 'ref0|g|mean': mean[j], 'ref0|g|band': [curve.lower[j], curve.upper[j]] as unknown as number }));
   const refsHere = [ref];
   let frame: { x: Domain; left: Domain } | null = null;

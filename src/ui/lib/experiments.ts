@@ -59,8 +59,6 @@ export interface Experiment {
   activeArm?: string;
 }
 
-const entropyOff = (): RunConfigInput => ({ loss: { entropy: { mode: 'off' } } });
-
 export const EXPERIMENTS: readonly Experiment[] = [
   {
     id: 'first-look',

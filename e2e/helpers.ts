@@ -134,8 +134,10 @@ export async function drawn(chart: Locator): Promise<DrawnSeries[]> {
 }
 /** The reference bands drawn on a chart (with points, or all of them). */
 export const bands = async (chart: Locator, withPoints = false) => (await drawn(chart)).filter((s) => s.kind === 'band' && (!withPoints || s.points > 0)).length;
-/** The lines drawn on a chart (those with at least two points: a visible line, or all of them). */
-export const lines = async (chart: Locator, visible = false) => (await drawn(chart)).filter((s) => s.kind === 'line' && (!visible || s.points >= 2)).length;
+/** The lines drawn on a chart (those with at least two points: a visible line, or all of them), the faint raw ones left out. */
+export const lines = async (chart: Locator, visible = false) => (await drawn(chart)).filter((s) => s.kind === 'line' && !s.key.endsWith('|raw') && (!visible || s.points >= 2)).length;
+/** The faint lines of measured values under a chart's smoothed lines. */
+export const rawLines = async (chart: Locator) => (await drawn(chart)).filter((s) => s.kind === 'line' && s.key.endsWith('|raw') && s.points >= 2);
 
 /**
  * Hovers a chart at (fx, fy) of its box until `text` (a tooltip part) shows a match. Hovering mounts every chart's

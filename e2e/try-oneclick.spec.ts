@@ -20,6 +20,11 @@ test('Run both trains a tiny card\'s two arms and overlays them; a second click 
   await expect(entropy).toContainText('A: MAGIC, tiny · A first look (tiny, seconds): entropy');
   await expect(entropy).toContainText('B: target entropy 3 nats · A first look (tiny, seconds): entropy');
   await expect(page.getByTestId('run-row')).toHaveCount(2);
+  // B, the arm the card's words are about, is the active run: its "α on" mark at step 1 and its 3-nat target are drawn.
+  const mark = page.getByTestId('chart-entropy-coeff').locator('.event-marker[data-kind="controller-on"]');
+  await expect(mark).toHaveCount(1, { timeout: 10_000 });
+  await expect(mark).toHaveAttribute('data-step', '1');
+  await expect(page.getByTestId('explain-entropy-coeff')).toContainText('fell below the target 3');
   // The line under the card compares the two runs from their data (B's target is above any entropy reached).
   await expect(card.getByTestId('try-compare')).toContainText(/Mean entropy over the last 20% of steps: A [\d.]+, B [\d.]+ nats\./);
   // Again: both arms are identical finished runs, reused at once (no new run).
@@ -43,7 +48,7 @@ test('Run both trains a tiny card\'s two arms and overlays them; a second click 
 });
 
 test('a lesson from the URL shows its card and questions; teacher mode steps with next', async ({ page }) => {
-  const lesson = { title: 'Entropy, two ways', hidden: ['findings'], cards: [{ card: 'temperature', questions: ['Which arm starts lower?'] }, { card: 'entropy-control', arms: ['a', 'b'] }] };
+  const lesson = { title: 'Entropy, two ways', hidden: ['findings'], cards: [{ card: 'temperature', questions: ['Which arm starts lower?'] }, { card: 'entropy-control', arms: ['a', 'c'] }] };
   await openLab(page, `/?preset=magic-tiny&teacher=1&lesson=${encodeURIComponent(JSON.stringify(lesson))}`);
   const panel = page.getByTestId('try-this');
   await expect(panel).toHaveAttribute('open', '');

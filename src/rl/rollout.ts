@@ -92,6 +92,8 @@ export interface EvalOptions {
   topP: number;
   batch: number;
   seed: number;
+  /** After each generation batch: responses done and the evaluation's total (every temperature), for a progress line. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** One test problem's result at one temperature: n samples, `correct` of them verified correct. */
@@ -116,7 +118,9 @@ export async function evaluatePolicyDetailed(policy: PolicyEngine, problems: rea
   const indices = problems.flatMap((_, i) => new Array<number>(o.k).fill(i));
   for (let ti = 0; ti < o.temperatures.length; ti++) {
     const t = o.temperatures[ti];
-    const rolls = await rollout(policy, problems, indices, { batch: o.batch, maxResponseLength: o.maxResponseLength, temperature: t, topP: o.topP, seed: batchSeed(o.seed, ti) });
+    const total = indices.length * o.temperatures.length;
+    const onBatch = o.onProgress && ((done: number) => o.onProgress!(ti * indices.length + done, total));
+    const rolls = await rollout(policy, problems, indices, { batch: o.batch, maxResponseLength: o.maxResponseLength, temperature: t, topP: o.topP, seed: batchSeed(o.seed, ti), onBatch });
     const perProblem: EvalSample[][] = problems.map(() => []);
     for (const r of rolls) {
       const split = splitResponse(r.text);

@@ -421,8 +421,8 @@ export class MagicTrainer {
     return { stats, tokens };
   }
 
-  /** Held-out evaluation at every eval temperature, at the longest stage's response length. */
-  async evaluate(): Promise<EvalRecord> {
+  /** Held-out evaluation at every eval temperature, at the longest stage's response length; `onProgress`: responses done of the total. */
+  async evaluate(onProgress?: (done: number, total: number) => void): Promise<EvalRecord> {
     const ev = this.cfg.eval;
     const problems: Problem[] = this.data.test.slice(0, ev.testProblems);
     const res = await guardForward(this.state.step, 'evaluation', (d) => (this.diverged = d), () => evaluatePolicyDetailed(this.policy, problems, {
@@ -432,6 +432,7 @@ export class MagicTrainer {
       topP: this.cfg.rollout.topP,
       batch: this.rolloutBatch(),
       seed: batchSeed(this.cfg.seed, STREAM.eval, this.state.step),
+      onProgress,
     }));
     // Coverage: the pass@k curve (k = 1, 2, 4, … up to eval.k) overall and per family, beside the record's keys.
     const rec: Record<string, number> = { ...res.record };

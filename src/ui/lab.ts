@@ -22,6 +22,7 @@ import { benchControl } from './controller/bench';
 import { browserEnv, runAccess } from './controller/run-access';
 import { WorkerLink } from './controller/worker-link';
 import { dbAllRuns, dbDeleteRun, dbGetCheckpoint, dbPutCheckpoint, dbPutRun, onStorageProblem, requestPersistentStorage } from './lib/db';
+import { isEmptyFailedStart } from './lib/failed-start';
 import { backendFromUrl, setupFromUrl, withBackend } from './lib/url';
 import { staggerQueue } from './lib/stagger';
 import { teachingFromUrl } from './lib/teach';
@@ -137,6 +138,14 @@ function onMessage(m: FromWorker) {
         s.setLiveState({ runId: null, state: 'idle', step: 0, stage: 0 });
         break;
       }
+      // A start that failed before its first record leaves no "0 steps" row; the error line says why.
+      if (m.runId && isEmptyFailedStart(m, s, s.runs[m.runId])) {
+        s.deleteRun(m.runId);
+        void dbDeleteRun(m.runId);
+        s.setLiveState({ runId: null, state: 'error', step: 0, stage: 0 });
+        onQueueEvent({ type: 'run-state', runId: m.runId, state: m.state, step: m.step, message: m.message });
+        break;
+      }
       s.setLiveState(m);
       if (m.state !== 'starting' && s.baseDownload) s.setBaseDownload(null);
       if (m.runId && s.runs[m.runId]) {
@@ -150,6 +159,10 @@ function onMessage(m: FromWorker) {
       onQueueEvent({ type: 'run-state', runId: m.runId, state: m.state, step: m.step, message: m.message });
       break;
     }
+    case 'progress':
+      // Only the state line, and only of the run the page still has running (after a Reset it is not).
+      if (s.liveRunId === m.runId && s.runState === 'running') useLab.setState({ statusMessage: m.message });
+      break;
     case 'run-config':
       // A checkpoint's own config replaces the editor's in the run record (charts, export, resume),
       // and in the editor while that run is the live one: edits must apply to what it runs.
@@ -162,6 +175,7 @@ function onMessage(m: FromWorker) {
     case 'metrics':
       s.appendSteps(m.runId, m.steps);
       persistRun(m.runId);
+      if (get().runs[m.runId]) speed.calibrate(get().runs[m.runId]);
       break;
     case 'eval':
       s.addEval(m.runId, m.record);

@@ -7,7 +7,8 @@ import { EXPERIMENTS, experimentConfig, experimentSearch, type Experiment, type 
 import { LESSON_PARAM, loadLesson } from './lib/lesson';
 import { presetAtRung } from './lib/rungs';
 import { withTeaching } from './lib/teach';
-import { cardQueueName, cardReferenceEntries, cardReferenceFile, planCardQueue } from './lib/try-play';
+import { RUNG_CARDS } from './lib/collapse-card';
+import { activeArmIndex, cardQueueName, cardReferenceEntries, cardReferenceFile, planCardQueue } from './lib/try-play';
 import { loadReference, reset, startQueue } from './lab';
 import { isLive, useLab } from './store';
 
@@ -56,7 +57,10 @@ function syncCardOverlay(): void {
   if (!p || p.mode !== 'runs' || !q || q.reference !== cardQueueName({ id: p.cardId })) return;
   const ids = q.items.map((x) => x.runId).filter((x): x is string => !!x && !!s.runs[x]);
   if (!ids.length) return;
-  const active = q.status === 'running' && s.activeRunId && ids.includes(s.activeRunId) ? s.activeRunId : ids[0];
+  // Once every arm is in, the card's active arm (its marks and target are what the card's words describe).
+  const card = [...EXPERIMENTS, ...RUNG_CARDS.map((c) => c.experiment)].find((e) => e.id === p.cardId);
+  const wanted = card && ids.length === q.items.length ? ids[activeArmIndex(card, p.keys)] : ids[0];
+  const active = q.status === 'running' && s.activeRunId && ids.includes(s.activeRunId) ? s.activeRunId : wanted;
   const overlay = ids.filter((x) => x !== active);
   if (active !== s.activeRunId || overlay.join() !== s.overlay.join()) useLab.setState({ activeRunId: active, overlay });
 }

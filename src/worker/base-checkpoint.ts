@@ -62,9 +62,13 @@ export async function readWithProgress(res: Response, onProgress: (loaded: numbe
   return out;
 }
 
-/** Why a rung other than tiny has no base file: it has not been built here (one sentence, with the command that builds it). */
-export function rungBaseMissing(rung: RungName, url: string): string {
-  return `the ${rung} rung's base is not built (no ${url}); run \`magic-lab sft --rung ${rung}\`, or train from scratch`;
+/**
+ * Why a rung other than tiny has no base file: the server's answer first (HTTP 404), then the command that
+ * builds it. One clause; the start stops on it, before any sampling (a random-init policy at such a rung
+ * solves nothing, so its offline filter would sample for minutes and find no prompt to keep).
+ */
+export function rungBaseMissing(rung: RungName, url: string, answer: string): string {
+  return `the ${rung} rung's base checkpoint ${url} is missing (${answer}); build it with \`magic-lab sft --rung ${rung}\``;
 }
 
 const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -82,13 +86,16 @@ export function shownUrl(url: string, origin: string | undefined = globalThis.lo
   }
 }
 
-/** Bytes of the base checkpoint at `fetchUrl` when it exists and matches the config's model; else null and why. */
+/**
+ * Bytes of the base checkpoint at `fetchUrl` when it exists and matches the config's model; else null and why.
+ * `required`: a rung above tiny whose file is missing: the start fails on `why` at once (no random-init fallback).
+ */
 export async function fetchBase(
   fetchUrl: string,
   config: RunConfig,
   fetchFile: (url: string) => Promise<Response> = (u) => fetch(u),
   opts: BaseOptions = {},
-): Promise<{ bytes: Uint8Array | null; why?: string }> {
+): Promise<{ bytes: Uint8Array | null; why?: string; required?: true }> {
   const url = shownUrl(fetchUrl);
   const rung = opts.rung ?? DEFAULT_RUNG;
   const onDemand = getRung(rung).delivery === 'on-demand';
@@ -98,7 +105,7 @@ export async function fetchBase(
     const res = cached ?? (await fetchFile(fetchUrl));
     // A static server may answer a missing file with the app's index.html (SPA fallback).
     const missing = !res.ok ? `HTTP ${res.status}` : (res.headers.get('content-type') ?? '').includes('text/html') ? 'the server answered with a web page' : null;
-    if (missing && rung !== DEFAULT_RUNG) return { bytes: null, why: rungBaseMissing(rung, url) };
+    if (missing && rung !== DEFAULT_RUNG) return { bytes: null, why: rungBaseMissing(rung, url, missing), required: true };
     if (!res.ok) return { bytes: null, why: `no base checkpoint at ${url} (HTTP ${res.status})` };
     if (missing) return { bytes: null, why: `no base checkpoint at ${url} (the server answered with a web page)` };
     const bytes = onDemand && !cached && opts.onProgress ? await readWithProgress(res, opts.onProgress, getRung(rung).baseBytes) : new Uint8Array(await res.arrayBuffer());
@@ -118,5 +125,5 @@ export async function fetchBase(
  * says first that the checkpoint is missing and where it was looked for.
  */
 export function startFailure(message: string, baseMissing: string | undefined): string {
-  return baseMissing ? `the base checkpoint did not load (${baseMissing}), so the run started from random init, and then: ${message}` : message;
+  return baseMissing ? `${baseMissing}, so the run started from random init and failed: ${message}` : message;
 }

@@ -14,6 +14,7 @@ import { groupInspector } from '../rl/inspect';
 import { MagicTrainer } from '../rl/trainer';
 import { browserHostLimits, checkRunResources, engineLimitsOf } from '../rl/resources';
 import { fetchBase, openBaseCache, shownUrl, startFailure } from './base-checkpoint';
+import { evalProgressText } from './progress-text';
 import { CommandQueue } from './command-queue';
 import { DrawGate } from './drawgate';
 import { acquireWorkerBackend } from './engine';
@@ -121,9 +122,11 @@ async function loop() {
       }
       if (resume.takeStartEval(trainer.step)) {
         // Same eval seed stream as the CLI's step-0 evaluation; it draws nothing from training's streams.
-        const ev0 = await turn.exclusive(() => trainer.evaluate());
+        // Minutes at the larger rungs: the state line counts the responses (one message per generation batch).
+        const ev0 = await turn.exclusive(() => trainer.evaluate((done, total) => gen === run.generation && !!run.runId && post({ type: 'progress', runId: run.runId, message: evalProgressText(done, total) })));
         if (gen !== run.generation || !run.runId) break;
         post({ type: 'eval', runId: run.runId, record: ev0 });
+        postState(); // the progress line gives way to the run's note
         resume.startEvalPosted = true;
       }
       const stageBefore = trainer.stage;
@@ -327,6 +330,8 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
       progress(`loading the base checkpoint ${shownUrl(msg.baseCheckpointUrl)}…`);
       const onProgress = (loaded: number, total: number) => gen === run.generation && post({ type: 'base-progress', runId: msg.runId, loaded, total });
       const base = await fetchBase(msg.baseCheckpointUrl, config, undefined, { rung: rungOf(config), onProgress, openCache: openBaseCache });
+      // A rung's missing base ends the start here, before any sampling, naming the server's answer.
+      if (base.required) throw new Error(base.why);
       if (base.bytes) {
         checkpoint = base.bytes;
         run.note = `started from the base checkpoint ${shownUrl(msg.baseCheckpointUrl)}`;
@@ -359,7 +364,8 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>) {
     }
     run.state = 'error';
     run.running = false;
-    postState(startFailure(errMsg(e), baseMissing));
+    // Said once, in the page's error line (an empty state message: not again under the controls).
+    postState('');
     post({ type: 'error', message: `Could not start the run: ${startFailure(errMsg(e), baseMissing)}` });
   }
 }

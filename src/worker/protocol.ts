@@ -104,6 +104,11 @@ export type FromWorker =
   | { type: 'no-engine'; reason: string }
   | { type: 'state'; runId: string | null; state: RunState; step: number; stage: number; message?: string }
   /**
+   * Progress of long work inside a step (the step-0 evaluation) for the state line: not a state, so a Worker busy in
+   * it neither answers a `stop` nor moves the page's run state (a Reset meanwhile leaves the page idle).
+   */
+  | { type: 'progress'; runId: string; message: string }
+  /**
    * The config the trainer actually runs with, sent once after `start` when it differs from the
    * one sent: a run checkpoint carries its own config, which wins over the page's.
    */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ValueRange, axisMap, extent, heldDomain, logDomain, niceDomain, niceStep, ONE_TWO_QUARTER_FIVE, polylines, scheduleDomain, stepDomain, xMap, yMap, type PlotRect } from '../../src/ui/lib/canvas-plot';
 import { framePlanned, plannedSteps } from '../../src/ui/components/useChartFrame';
 import type { RunData } from '../../src/io/runfile';
-import { chartFrame, drawList } from '../../src/ui/components/CanvasSeries';
+import { chartFrame, drawList, RAW_OPACITY } from '../../src/ui/components/CanvasSeries';
 
 describe('canvas-plot domains', () => {
   it('niceStep is 1, 2 or 5 × 10^k; with 2.5 among the mantissas, that too', () => {
@@ -120,6 +120,21 @@ describe('canvas-plot domains', () => {
     const lines = ['a', 'b', 'c'].map((key, i) => ({ key, right: false, colour: '#000', dash: '', dot: false, stack: i < 2 ? 's0' : 's1' }));
     expect(drawList(lines, [], false, true).map((d) => d.below)).toEqual([[], ['a'], []]);
     expect(drawList(lines, [], false, false).every((d) => d.kind === 'line' && d.connect)).toBe(true);
+  });
+  it('a smoothed line has its measured values drawn faintly beneath it, and the axis holds them', () => {
+    const lines = [{ key: 'a', right: false, colour: '#123456', dash: '', dot: false, stack: 's0', raw: true }, { key: 'b', right: false, colour: '#000', dash: '', dot: false, stack: 's0' }];
+    const list = drawList(lines, [], false, false);
+    expect(list.map((d) => d.key)).toEqual(['a|raw', 'a', 'b']);
+    expect(list[0]).toMatchObject({ kind: 'line', colour: '#123456', strokeOpacity: RAW_OPACITY });
+    expect(list[0].width).toBeLessThan(list[1].width);
+    // Not under a stacked chart's areas.
+    expect(drawList(lines, [], false, true).map((d) => d.key)).toEqual(['a', 'b']);
+    // A raw spike beyond the smoothed line's range is inside the y axis.
+    const rows = [
+      { step: 1, a: 1, 'a|raw': 1, b: 0 },
+      { step: 2, a: 1.2, 'a|raw': 3, b: 0 },
+    ];
+    expect(chartFrame(rows, lines, [], false, false, false).left[1]).toBeGreaterThanOrEqual(3);
   });
 });
 

@@ -57,3 +57,27 @@ it('holds the left axis while training, and fits it to the data once the run sto
   await act(async () => root!.render(<Probe rows={rows} training />));
   expect(seen).toEqual(fresh);
 });
+
+it('a chart showing only reference curves (a fresh page in reference mode) fits them, on the steps a live run spans', async () => {
+  const host = document.createElement('div');
+  root = createRoot(host);
+  // Entropy-like values (~1.77 nats) logged from step 10 to 400: no live run's column has a value.
+  const steps = Array.from({ length: 40 }, (_, i) => 10 * (i + 1));
+  const mean = steps.map((s) => 1.77 - s / 1000);
+  const curve = { steps, mean, lower: mean.map((m) => m - 0.05), upper: mean.map((m) => m + 0.05), seeds: {} };
+  const ref: RefSeries = { id: 'ref0|g', preset: 'magic', seriesKey: 'g', seriesLabel: 'entropy', right: false, colour: '#000', dash: '', metric: 'actor/entropy', curve, seeds: [] };
+  const refRows = steps.map((step, j) => ({ step, 'ref0|g|mean': mean[j], 'ref0|g|band': [curve.lower[j], curve.upper[j]] as unknown as number }));
+  const refsHere = [ref];
+  let frame: { x: Domain; left: Domain } | null = null;
+  function RefProbe() {
+    frame = useChartFrame({ rows: refRows, lines, refs: refsHere, seeds: false, log: false, stacked: false, runs: [], smoothing: 0, fitY: false, entropyTarget: null, training: false });
+    return null;
+  }
+  await act(async () => root!.render(<RefProbe />));
+  // Not the empty chart's 0–1: the 1.82-nat top of the band lies inside.
+  expect(frame!.left[0]).toBe(0);
+  expect(frame!.left[1]).toBeGreaterThanOrEqual(1.82);
+  expect(frame!.left[1]).toBeLessThan(4);
+  // 0 to the reference's last step, as a 400-step live run's axis (not a rounded 10–410).
+  expect(frame!.x).toEqual([0, 400]);
+});

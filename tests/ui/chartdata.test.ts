@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/config';
 import { evalKey } from '../../src/rl/metrics';
-import { buildRows, chartSpecs, columnKey, drawnSeries, MANY_RUNS, onlyZeros, extraMetricKeys, heldOutKeys, isLabKey, parseHeldOutKey, plannedStages, runsToDraw, seriesForRun, stageBoundaries, type ChartSpec } from '../../src/ui/lib/chartdata';
+import { buildRows, chartSpecs, columnKey, rawKey, drawnSeries, MANY_RUNS, onlyZeros, extraMetricKeys, heldOutKeys, isLabKey, parseHeldOutKey, plannedStages, runsToDraw, seriesForRun, stageBoundaries, type ChartSpec } from '../../src/ui/lib/chartdata';
 import type { EvalRecord } from '../../src/rl/trainer-types';
 import { fakeRun, fakeStep } from './helpers';
 
@@ -34,6 +34,22 @@ describe('chart rows', () => {
     const rows = buildRows([a], [{ key: 'actor/grad_norm', label: 'g', source: 'step' }], 0.5, { log: true });
     expect(rows[0][columnKey(0, 'actor/grad_norm')]).toBeNull();
     expect(rows[1][columnKey(0, 'actor/grad_norm')]).toBeCloseTo(a.steps[1]['actor/grad_norm'], 12);
+  });
+
+  it('keeps the measured values beside a smoothed series (drawn faintly beneath it), not beside an exact or unsmoothed one', () => {
+    const a = fakeRun('a', 12);
+    a.steps.forEach((s, i) => (s['actor/entropy'] = i === 7 ? 0.05 : 1));
+    const series = [
+      { key: 'actor/entropy', label: 'entropy', source: 'step' as const },
+      { key: 'actor/entropy_coeff', label: 'c', source: 'step' as const, exact: true },
+    ];
+    const rows = buildRows([a], series, 0.6);
+    const col = columnKey(0, 'actor/entropy');
+    // The smoothed line never comes near the one low step; the raw column has it where it was measured.
+    expect(Math.min(...rows.map((r) => r[col] as number))).toBeGreaterThan(0.3);
+    expect(rows.map((r) => r[rawKey(col)])).toEqual(a.steps.map((s) => s['actor/entropy']));
+    expect(rows[0]).not.toHaveProperty(rawKey(columnKey(0, 'actor/entropy_coeff')));
+    expect(buildRows([a], series, 0)[0]).not.toHaveProperty(rawKey(col));
   });
 
   it('has a chart for each metric group the issue lists, with both eval temperatures', () => {

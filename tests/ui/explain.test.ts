@@ -56,6 +56,17 @@ describe('adaptive entropy controller', () => {
     );
   });
 
+  it('at c₀ = 0 a step below the target applies no bonus: the two sentences agree (no "stayed above" beside "below it on 1")', () => {
+    const cfg = validateRunConfig({ loss: { entropy: { c0: 0 } } }, getPreset('magic'));
+    const r = run([rec(1, { 'actor/entropy': 0.05, 'actor/entropy_coeff': 0 })], cfg);
+    const ex = explainCharts(r);
+    expect(ex.entropy).toContain('e_k was below it on 1 of 1 step.');
+    expect(ex['entropy-coeff']).toBe(
+      'α stayed 0: e_k fell below the target 0.1 on 1 of 1 step, but c was 0 on those steps (c starts at c₀ = 0), and α = c·1{e_k < target}; c is 0 at step 1 (+Δ = 0.005 after each step below the target, −Δ otherwise, within [0, 2]).',
+    );
+    expect(ex['entropy-coeff']).not.toMatch(/never switched on|stayed at or above/);
+  });
+
   it('switches on when e_k falls below the target, and off when it is back', () => {
     const e = [0.2, 0.15, 0.12, 0.09, 0.08, 0.11, 0.13, 0.14, 0.15, 0.15, 0.15, 0.15, 0.15];
     const steps = e.map((x, i) => rec(i + 1, { 'actor/entropy': x, 'actor/entropy_coeff_realized': x < 0.1 ? 1 : 0 }));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fitDomain } from '../../src/ui/lib/findingview';
-import { paperNumber, paperOrder } from '../../src/ui/lib/reference';
+import { groupByRung, paperNumber, paperOrder } from '../../src/ui/lib/reference';
 
 describe("findings in the paper's order", () => {
   it('numbered findings 1–7 first, then the other findings, then sweeps (file order among equals)', () => {
@@ -40,5 +40,15 @@ describe('findings chart domain', () => {
     expect(fitDomain([{ step: 0, a: 0.01 }, { step: 1, a: 0.5 }])![0]).toBe(0);
     expect(fitDomain([{ step: 0, a: null }])).toBeNull();
     expect(fitDomain([{ step: 0, a: 0.2 }])).toEqual([0.18, 0.22]);
+  });
+});
+
+describe('the reference list grouped by rung', () => {
+  it('one group per rung, tiny first, each in the paper\'s order; a file without a rung is tiny', () => {
+    const e = (title: string, rung?: string) => ({ kind: 'finding' as const, title, ...(rung ? { rung } : {}) });
+    const groups = groupByRung([e('3. Off-policy', 'small'), e('1. Collapse hurts'), e('3. Off-policy'), e('1. Collapse hurts', 'small'), e('2. Temperature', 'medium')]);
+    expect(groups.map((g) => g.rung)).toEqual(['tiny', 'small', 'medium']);
+    expect(groups.map((g) => g.entries.map((x) => x.title))).toEqual([['1. Collapse hurts', '3. Off-policy'], ['1. Collapse hurts', '3. Off-policy'], ['2. Temperature']]);
+    expect(groupByRung([])).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { LessonError, lessonSource, loadLesson, parseLesson } from '../../src/ui/lib/lesson';
 
-const good = { title: 'Entropy', hidden: ['config', 'findings'], cards: [{ card: 'temperature', questions: ['Which falls faster?'] }, { card: 'entropy-control', arms: ['a', 'b'] }] };
+const good = { title: 'Entropy', hidden: ['config', 'findings'], cards: [{ card: 'temperature', questions: ['Which falls faster?'] }, { card: 'entropy-control', arms: ['a', 'c'] }] };
 
 describe('parseLesson', () => {
   it('reads cards, arms, hidden controls and questions', () => {
@@ -11,7 +11,7 @@ describe('parseLesson', () => {
       hidden: ['config', 'findings'],
       cards: [
         { card: 'temperature', questions: ['Which falls faster?'] },
-        { card: 'entropy-control', arms: ['a', 'b'], questions: [] },
+        { card: 'entropy-control', arms: ['a', 'c'], questions: [] },
       ],
     });
   });

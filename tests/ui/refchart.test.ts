@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/config';
 import { evalKey } from '../../src/rl/metrics';
 import { buildRows, chartSpecs, columnKey } from '../../src/ui/lib/chartdata';
-import { findingChartSpecs, findingRuns, fmtInterval, sameFindingRuns, referenceEntropyTarget, scheduleText } from '../../src/ui/lib/findingview';
-import { REFERENCE_COLOURS, mergeReferenceRows, metricRange, refBandKey, refMeanKey, refSeedKey, referenceLegends, referenceSeries } from '../../src/ui/lib/refchart';
+import { checkUnit, findingChartSpecs, findingRuns, fmtInterval, sameFindingRuns, referenceEntropyTarget, scheduleText } from '../../src/ui/lib/findingview';
+import { REFERENCE_COLOURS, mergeReferenceRows, metricRange, refBandKey, refMeanKey, refSeedKey, referenceLegends, referenceSeries, refSeriesName } from '../../src/ui/lib/refchart';
 import { validateReferenceFile } from '../../src/ui/lib/reference';
 import { fakeRun } from './helpers';
 
@@ -32,8 +32,23 @@ describe('reference series of a chart', () => {
     expect(referenceSeries(spec('entropy'), null)).toEqual([]);
   });
 
-  it('a legend entry per preset: "reference: <preset> (n seeds)"', () => {
-    expect(referenceLegends(referenceSeries(spec('reward'), tiny), tiny).map((l) => l.label)).toEqual(['reference: magic-tiny (2 seeds)', 'reference: grpo-tiny (2 seeds)']);
+  it('a legend entry per preset where a chart draws one series of it; per series, named and dashed, where it draws several', () => {
+    expect(referenceLegends(referenceSeries(spec('entropy'), tiny), tiny).map((l) => l.label)).toEqual(['reference: magic-tiny (2 seeds)', 'reference: grpo-tiny (2 seeds)']);
+    const k = getPreset('magic-tiny').eval.k;
+    const reward = referenceLegends(referenceSeries(spec('reward'), tiny), tiny);
+    expect(reward.filter((l) => l.preset === 'magic-tiny').map((l) => l.label)).toEqual([
+      'reference: magic-tiny · train reward (2 seeds)',
+      `reference: magic-tiny · avg@${k} τ=1 (2 seeds)`,
+      `reference: magic-tiny · avg@${k} τ=0.6 (2 seeds)`,
+    ]);
+    // Each entry dashed as its line is drawn: the first series solid, the next dashed.
+    expect(reward.filter((l) => l.preset === 'magic-tiny').map((l) => l.dash)).toEqual(referenceSeries(spec('reward'), tiny).filter((s) => s.preset === 'magic-tiny').map((s) => s.dash));
+    expect(new Set(reward.map((l) => l.id)).size).toBe(reward.length);
+  });
+
+  it('a reference mean is named in the tooltip by its preset and its series', () => {
+    const [mean] = referenceSeries(spec('reward'), tiny);
+    expect(refSeriesName(mean)).toBe('reference magic-tiny · train reward');
   });
 });
 
@@ -117,6 +132,18 @@ describe('the Findings view', () => {
   it('formats', () => {
     expect(fmtInterval(0.0513, 0.0102, 0.0924)).toBe('0.0513 [0.0102, 0.0924]');
     expect(fmtInterval(0.0513, -0.0102, null, { points: true })).toBe('5.13 [-1.02, –]');
+    // One format in a row: no 4.00e-4 beside plain numbers, the same decimals for all three.
+    expect(fmtInterval(0.0004, -0.002, 0.0034)).toBe('0.0004 [-0.0020, 0.0034]');
+    expect(fmtInterval(59866.6, 1200.4, 118532.9)).toBe('59867 [1200, 118533]');
+    expect(fmtInterval(0.0251, 0.004, 0.0462, { points: true })).toBe('2.51 [0.40, 4.62]');
+  });
+
+  it("a check's unit from its description: accuracy differences in points, entropy in nats", () => {
+    expect(checkUnit('magic − temp-0.6 in final avg@k τ = 1.0, paired over 5 seeds (Student-t 95%); paper: > 0')).toEqual({ points: true, unit: 'points' });
+    expect(checkUnit('magic − grpo in gain avg@k τ = 1.0, paired over 5 seeds')).toEqual({ points: true, unit: 'points' });
+    expect(checkUnit('magic − temp-0.6 in entropy, second half, paired over 5 seeds')).toEqual({ points: false, unit: 'nats' });
+    expect(checkUnit('single-stage − magic in tokens, paired over 5 seeds')).toEqual({ points: false, unit: 'tokens' });
+    expect(checkUnit('Pearson r(entropy, whole run, final avg@k τ = 1.0) over 25 runs')).toEqual({ points: false, unit: '' });
     expect(scheduleText(tiny.schedule)).toBe('4 steps per run, on webgpu, precise evaluations 8 problems × 2 samples');
   });
 });

@@ -71,8 +71,11 @@ describe('Try-this cards', () => {
     expect(experimentConfig(temp.setups[1]).rollout.temperature).toBe(0.6);
     expect(experimentConfig(temp.setups[0]).rollout.temperature).toBe(1);
     const ent = EXPERIMENTS.find((e) => e.id === 'entropy-control')!;
-    expect(ent.setups.map((s) => experimentConfig(s).loss.entropy.mode)).toEqual(['adaptive', 'off', 'constant']);
-    expect(experimentSearch(ent, ent.setups[1])).toBe(`?preset=magic&stages=${encodeURIComponent(JSON.stringify(experimentConfig(ent.setups[1]).stages.map((x) => ({ maxResponseLength: x.maxResponseLength, steps: x.steps }))))}&loss.entropy.mode=off&try=entropy-control.b`.replace(/%2C/g, ','));
+    expect(ent.setups.map((s) => experimentConfig(s).loss.entropy.mode)).toEqual(['adaptive', 'constant']);
+    expect(experimentSearch(ent, ent.setups[0])).toBe(`?preset=magic&stages=${encodeURIComponent(JSON.stringify(experimentConfig(ent.setups[0]).stages.map((x) => ({ maxResponseLength: x.maxResponseLength, steps: x.steps }))))}&try=entropy-control.a`.replace(/%2C/g, ','));
+    // An arm with overrides carries them in its link.
+    const first = EXPERIMENTS.find((e) => e.id === 'first-look')!;
+    expect(experimentSearch(first, first.setups[1])).toBe('?preset=magic-tiny&loss.entropy.target=3&try=first-look.b');
     expect(findExperiment('nope.a')).toBeNull();
     expect(findExperiment(null)).toBeNull();
   });

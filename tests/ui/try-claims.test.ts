@@ -52,9 +52,11 @@ describe('Try-this card claims against the reference runs', () => {
     // "τ = 0.6 starts below the target": it starts at ~0.14, above 0.1.
     const tau: Claim = { metric: 'entropy', arm: 'b', relation: 'below-target', window: 'start' };
     expect(checkClaim(tau, armsOf('temperature'))).toMatch(/is not below the target 0.1/);
-    // "A hovers near the target while B drifts down freely": B's entropy is not below A's.
-    const drift: Claim = { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end', by: 0.02 };
-    expect(checkClaim(drift, armsOf('entropy-control'))).toMatch(/is not below a/);
+    // The reverse of the filtering card's "B ends lower than A" fails.
+    const drift: Claim = { metric: 'entropy', arm: 'b', relation: 'above', than: 'a', window: 'end' };
+    expect(checkClaim(drift, armsOf('filtering'))).toMatch(/is not above a/);
+    // The entropy-control card's old arm B (no entropy term) is gone: a claim about it has no run to read.
+    expect(checkClaim({ metric: 'entropy', arm: 'b', relation: 'similar', than: 'a', window: { to: 80 }, within: 0.01 }, armsOf('entropy-control'))).toMatch(/arm b has no reference run/);
     // An arm without reference data fails rather than passes.
     expect(checkClaim(tau, { a: null })).toMatch(/arm b has no reference run/);
   });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunData } from '../../src/io/runfile';
 import { EXPERIMENTS, experimentConfig } from '../../src/ui/lib/experiments';
-import { canonicalJson, cardReferenceEntries, compareArms, planCardQueue, runKey } from '../../src/ui/lib/try-play';
+import { activeArmIndex, canonicalJson, cardReferenceEntries, compareArms, planCardQueue, runKey } from '../../src/ui/lib/try-play';
 import type { ReferenceIndexEntry } from '../../src/ui/lib/reference';
 
 const card = (id: string) => EXPERIMENTS.find((e) => e.id === id)!;
@@ -52,6 +52,15 @@ describe('planCardQueue', () => {
     expect(both.status).toBe('done');
   });
 
+  it("the active arm is the card's activeArm among the arms played, else the first", () => {
+    expect(card('first-look').activeArm).toBe('b');
+    expect(activeArmIndex(card('first-look'))).toBe(1);
+    expect(activeArmIndex(card('temperature'))).toBe(0);
+    expect(activeArmIndex({ ...card('first-look'), setups: card('first-look').setups }, ['b', 'a'])).toBe(1);
+    expect(activeArmIndex({ setups: card('entropy-control').setups, activeArm: 'c' }, ['a', 'c'])).toBe(1);
+    expect(activeArmIndex({ setups: card('entropy-control').setups, activeArm: 'z' })).toBe(0);
+  });
+
   it('a lesson plays a subset of the arms', () => {
     expect(planCardQueue(card('entropy-control'), {}, [], ['a', 'c']).items.map((x) => x.preset)).toEqual(['magic', 'const-entropy-large']);
   });
@@ -66,10 +75,11 @@ describe('planCardQueue', () => {
 describe('cardReferenceEntries', () => {
   const entry = (name: string, presets: string[]) => ({ name, presets }) as unknown as ReferenceIndexEntry;
   it('finds a file for every arm, or none', () => {
-    const entries = [entry('temperature', ['magic', 'temp-0.6']), entry('entropy-control', ['magic', 'entropy-off'])];
+    const entries = [entry('temperature', ['magic', 'temp-0.6']), entry('entropy-coef', ['magic', 'entropy-off'])];
     expect(cardReferenceEntries(card('temperature'), entries)!.map((e) => e.name)).toEqual(['temperature']);
     expect(cardReferenceEntries(card('entropy-control'), entries)).toBeNull(); // C (const-entropy-large) is in no file here
-    expect(cardReferenceEntries(card('entropy-control'), entries, ['a', 'b'])!.map((e) => e.name)).toEqual(['temperature', 'entropy-control']);
+    const withC = [...entries, entry('entropy-coef-large', ['const-entropy-large'])];
+    expect(cardReferenceEntries(card('entropy-control'), withC)!.map((e) => e.name)).toEqual(['temperature', 'entropy-coef-large']);
     expect(cardReferenceEntries(card('first-look'), entries)).toBeNull(); // tiny arms have no reference runs
   });
 });

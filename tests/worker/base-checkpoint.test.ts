@@ -21,7 +21,7 @@ describe('fetchBase (the shipped base checkpoint, when it fits)', () => {
 
   it('a start that fails after a missing base checkpoint names the checkpoint first (not only the offline filter)', () => {
     const filter = 'data.offlineFilter: no training prompt is solved sometimes but not always by the starting policy';
-    expect(startFailure(filter, `no base checkpoint at ${url} (HTTP 404)`)).toBe(`the base checkpoint did not load (no base checkpoint at ${url} (HTTP 404)), so the run started from random init, and then: ${filter}`);
+    expect(startFailure(filter, `no base checkpoint at ${url} (HTTP 404)`)).toBe(`no base checkpoint at ${url} (HTTP 404), so the run started from random init and failed: ${filter}`);
     expect(startFailure(filter, undefined)).toBe(filter);
   });
 

@@ -22,14 +22,15 @@ class MemoryCache implements BaseCache {
 }
 
 describe("a rung's base checkpoint", () => {
-  it("a missing base of a rung above tiny is one sentence naming the command that builds it; tiny's message is unchanged", async () => {
+  it("a missing base of a rung above tiny is required: one clause naming the HTTP answer, then the command that builds it; tiny's message is unchanged", async () => {
     const small = getPreset('magic', 'small');
     expect(await fetchBase('/checkpoints/base-small.mlck', small, notFound, { rung: 'small' })).toEqual({
       bytes: null,
-      why: "the small rung's base is not built (no /checkpoints/base-small.mlck); run `magic-lab sft --rung small`, or train from scratch",
+      why: "the small rung's base checkpoint /checkpoints/base-small.mlck is missing (HTTP 404); build it with `magic-lab sft --rung small`",
+      required: true,
     });
     const page = async () => new Response('<html>', { headers: { 'content-type': 'text/html' } });
-    expect((await fetchBase('/checkpoints/base-small.mlck', small, page, { rung: 'small' })).why).toMatch(/^the small rung's base is not built/);
+    expect((await fetchBase('/checkpoints/base-small.mlck', small, page, { rung: 'small' })).why).toMatch(/^the small rung's base checkpoint \S+ is missing \(the server answered with a web page\)/);
     expect(await fetchBase('/checkpoints/base.mlck', getPreset('magic'), notFound, { rung: 'tiny' })).toEqual({ bytes: null, why: 'no base checkpoint at /checkpoints/base.mlck (HTTP 404)' });
   });
 

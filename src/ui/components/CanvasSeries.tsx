@@ -1,6 +1,7 @@
 import { memo, useLayoutEffect, useRef } from 'react';
 import { usePlotArea } from 'recharts';
 import { axisMap, extent, heldDomain, polylines, scheduleDomain, type Domain, type PlotRect, type Row } from '../lib/canvas-plot';
+import { rawKey } from '../lib/chartdata';
 import { refBandKey, refMeanKey, refSeedKey, type RefSeries } from '../lib/refchart';
 import type { RunEvent } from '../lib/explain';
 import { drawEventMarks } from './ChartParts';
@@ -179,7 +180,12 @@ export interface LineSpec {
   dash: string;
   dot: boolean;
   stack: string;
+  /** A smoothed line: its measured values (column rawKey(key)) are drawn faintly beneath it. */
+  raw?: boolean;
 }
+
+/** The measured values under a smoothed line: thin and faint, so the smoothed line reads first. */
+export const RAW_OPACITY = 0.3;
 
 /** What the canvas draws, in recharts' order: each reference's band, seeds and mean, then the chart's own lines (or stacked areas). */
 export function drawList(lines: readonly LineSpec[], refs: readonly RefSeries[], seeds: boolean, stacked: boolean): DrawSeries[] {
@@ -189,6 +195,7 @@ export function drawList(lines: readonly LineSpec[], refs: readonly RefSeries[],
     if (seeds) for (const seed of r.seeds) out.push({ key: refSeedKey(r.id, seed), kind: 'line', colour: r.colour, dash: '', width: 0.75, strokeOpacity: 0.45, dot: false, right: r.right, connect: true });
     out.push({ key: refMeanKey(r.id), kind: 'line', colour: r.colour, dash: r.dash, width: 1.25, dot: false, right: r.right, connect: true });
   }
+  if (!stacked) for (const l of lines) if (l.raw) out.push({ key: rawKey(l.key), kind: 'line', colour: l.colour, dash: '', width: 1, strokeOpacity: RAW_OPACITY, dot: false, right: l.right, connect: true });
   for (const l of lines) {
     if (stacked) {
       const below = lines.filter((o) => o.stack === l.stack).map((o) => o.key);
@@ -210,9 +217,12 @@ export function chartFrame(rows: readonly Row[], lines: readonly LineSpec[], ref
     if (r.step < lo) lo = r.step;
     if (r.step > hi) hi = r.step;
   }
+  // Reference curves alone (no run planning a schedule): 0 to their last step, as a live run of that schedule spans
+  // 0 to its last step; so every chart of a reference shows the same steps as the live run it stands for.
+  if (planned === null) for (const r of refs) planned = Math.max(planned ?? 0, r.curve.steps[r.curve.steps.length - 1] ?? 0, hi) || null;
   const x = rows.length ? scheduleDomain(lo, hi, planned) : scheduleDomain(null, null, planned);
   const leftRefs = refs.filter((r) => !r.right);
-  const keys = [...(stacked ? [] : lines.filter((l) => !l.right).map((l) => l.key)), ...leftRefs.flatMap((r) => [refBandKey(r.id), refMeanKey(r.id), ...(seeds ? r.seeds.map((s) => refSeedKey(r.id, s)) : [])])];
+  const keys = [...(stacked ? [] : lines.filter((l) => !l.right).flatMap((l) => (l.raw ? [l.key, rawKey(l.key)] : [l.key]))), ...leftRefs.flatMap((r) => [refBandKey(r.id), refMeanKey(r.id), ...(seeds ? r.seeds.map((s) => refSeedKey(r.id, s)) : [])])];
   const stacks = stacked ? [...new Set(lines.map((l) => l.stack))].map((s) => lines.filter((l) => l.stack === s).map((l) => l.key)) : [];
   const e = extent(rows, keys, stacks);
   // data: the left domain came from values (not the empty default), so it may be held for the next rows.

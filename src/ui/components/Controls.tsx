@@ -1,4 +1,7 @@
+import { rungBaseConfig, rungOf } from '../../rl/config';
 import { pause, play, reset, singleStep } from '../lab';
+import { stepEstimateKey } from '../lib/rungs';
+import { sameStepShape, wholeRunText } from '../lib/run-time';
 import { errorField, errorTarget } from '../lib/fielderror';
 import { isLive, useLab } from '../store';
 
@@ -18,6 +21,14 @@ export function Controls() {
     return cfg.stages.every((st) => st.steps !== null) ? cfg.stages.reduce((a, st) => a + (st.steps ?? 0), 0) : null;
   });
   const focusField = useLab((s) => s.focusField);
+  // Before a long action, its time: the draft's steps at its rung's measured s/step (lib/run-time.ts).
+  const estimate = useLab((s) => {
+    if (isLive(s.runState) || s.device.status !== 'ready') return null;
+    const e = s.stepEstimates[stepEstimateKey(s.device.engine.description, s.rung)];
+    if (e?.status !== 'ready' || rungOf(s.draft) !== s.rung) return null;
+    const shape = sameStepShape(s.draft, rungBaseConfig(s.rung)) ? '' : " (timed at the rung's default batch)";
+    return `This run: ${wholeRunText([s.draft], e.seconds)}${shape}.`;
+  });
   const running = runState === 'running';
   const live = isLive(runState);
   // Why Play cannot start a run, said on the button (title, description) and, for a config error, beside it with a way to the field.
@@ -85,6 +96,11 @@ export function Controls() {
           stage <b data-testid="stage-counter">{stage + 1}</b>
         </span>
       </div>
+      {estimate && (
+        <p className="hint" data-testid="run-estimate">
+          {estimate}
+        </p>
+      )}
       {message && (
         <p className="hint" data-testid="status-message">
           {message}

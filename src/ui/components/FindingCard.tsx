@@ -1,7 +1,7 @@
 import { useCallback, useDeferredValue, useMemo, useRef } from 'react';
 import { getPreset } from '../../rl/config';
 import { cancelQueue, runFinding } from '../lab';
-import { findingChartSpecs, findingRuns, sameFindingRuns, type FindingRun, fmtInterval, fmtNum, isFractionMetric, referenceEntropyTarget, scheduleText } from '../lib/findingview';
+import { checkUnit, findingChartSpecs, findingRuns, sameFindingRuns, type FindingRun, fmtInterval, fmtNum, isFractionMetric, referenceEntropyTarget, scheduleText } from '../lib/findingview';
 import { currentIndex, queueProgress } from '../lib/queue';
 import { REFERENCE_COLOURS } from '../lib/refchart';
 import type { ReferenceFile } from '../lib/reference';
@@ -82,7 +82,10 @@ export function FindingCard({ reference: ref }: { reference: ReferenceFile }) {
                 {ref.checks.map((c, i) => (
                   <tr key={i}>
                     <td>{c.describe}</td>
-                    <td className="num">{fmtInterval(c.estimate, c.lower, c.upper)}</td>
+                    <td className="num">
+                      {fmtInterval(c.estimate, c.lower, c.upper, { points: checkUnit(c.describe).points })}
+                      {checkUnit(c.describe).unit && ` ${checkUnit(c.describe).unit}`}
+                    </td>
                     <td>
                       <VerdictBadge verdict={c.verdict} />
                     </td>

@@ -4,7 +4,7 @@ import { buildRows, columnKey, drawnSeries, sameChartRuns, type ChartSpec, type 
 import { composeChartSvg, type PngLegendEntry } from '../lib/chartpng';
 import type { RunEvent } from '../lib/explain';
 import { downloadBlob, safeFileName, serializeSvg, svgMarkupToPngBlob } from '../lib/download';
-import { mergeReferenceRows, refBandKey, referenceLegends, referenceSeries, refMeanKey, refSeedKey } from '../lib/refchart';
+import { mergeReferenceRows, refBandKey, referenceLegends, referenceSeries, refMeanKey, refSeedKey, refSeriesName } from '../lib/refchart';
 import type { ReferenceFile } from '../lib/reference';
 import type { RunData } from '../../io/runfile';
 import { useLab } from '../store';
@@ -208,6 +208,8 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
       dot: s.source === 'eval',
       // A stacked chart stacks each run's series on their own (spec.stacked).
       stack: `s${ri}`,
+      // Smoothed: the measured values are drawn faintly beneath (buildRows writes them at any smoothing above 0).
+      ...(smoothing > 0 && s.source === 'step' && !s.exact && !stacked ? { raw: true } : {}),
     })),
   );
   const hasRight = lineList.some((l) => l.right);
@@ -229,7 +231,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           key={`${r.id}|band`}
           yAxisId={r.right ? 'r' : 'l'}
           dataKey={refBandKey(r.id)}
-          name={`reference ${r.preset} 95% band`}
+          name={`${refSeriesName(r)}: 95% band`}
           stroke="none"
           fill={r.colour}
           fillOpacity={0}
@@ -245,7 +247,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
                 key={`${r.id}|s${seed}`}
                 yAxisId={r.right ? 'r' : 'l'}
                 dataKey={refSeedKey(r.id, seed)}
-                name={`reference ${r.preset} seed ${seed}`}
+                name={`${refSeriesName(r)}: seed ${seed}`}
                 stroke={r.colour}
                 strokeOpacity={0}
                 strokeWidth={0.75}
@@ -260,7 +262,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           key={`${r.id}|mean`}
           yAxisId={r.right ? 'r' : 'l'}
           dataKey={refMeanKey(r.id)}
-          name={`reference ${r.preset}`}
+          name={refSeriesName(r)}
           stroke={r.colour}
           strokeOpacity={0}
           strokeWidth={1.25}
@@ -372,7 +374,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
     }
     const legend: PngLegendEntry[] = [
       ...legendLines.map((l) => ({ label: l.name, colour: l.colour, dash: l.dash, dot: l.dot })),
-      ...refLegend.map((l) => ({ label: l.label, colour: l.colour, band: true })),
+      ...refLegend.map((l) => ({ label: l.label, colour: l.colour, dash: l.dash, band: true })),
     ];
     const subtitle = runs.length === 1 ? runs[0].name : undefined;
     const png = composeChartSvg({ title: spec.title, subtitle, chartSvg: chart.xml, chartWidth: chart.width, chartHeight: chart.height, legend });
@@ -422,10 +424,10 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
           </li>
         ))}
         {refLegend.map((l) => (
-          <li key={`ref|${l.preset}`} data-testid="reference-legend">
+          <li key={`ref|${l.id}`} data-testid="reference-legend">
             <svg width="14" height="8" aria-hidden="true">
               <rect x="0" y="0" width="14" height="8" fill={l.colour} fillOpacity="0.25" />
-              <line x1="0" y1="4" x2="14" y2="4" stroke={l.colour} strokeWidth="1.5" />
+              <line x1="0" y1="4" x2="14" y2="4" stroke={l.colour} strokeWidth="1.5" strokeDasharray={l.dash || undefined} />
             </svg>
             {l.label}
           </li>

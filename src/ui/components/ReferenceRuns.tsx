@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import { overlayReference } from '../lab';
-import { paperOrder, type ReferenceIndexEntry } from '../lib/reference';
+import { groupByRung, type ReferenceIndexEntry } from '../lib/reference';
 import { useLab } from '../store';
 import { VerdictBadge } from './VerdictBadge';
 
@@ -62,11 +62,16 @@ export const ReferenceRuns = memo(function ReferenceRuns() {
       )}
       {idx.status === 'ready' && idx.index.entries.length > 0 && (
         <>
-          <ul className="run-list">
-            {paperOrder(idx.index.entries).map((e) => (
-              <ReferenceRow key={e.name} entry={e} />
-            ))}
-          </ul>
+          {groupByRung(idx.index.entries).map((g, _, all) => (
+            <div key={g.rung} data-testid="reference-rung" data-rung={g.rung}>
+              {all.length > 1 && <h4 className="reference-rung">{g.rung} rung</h4>}
+              <ul className="run-list">
+                {g.entries.map((e) => (
+                  <ReferenceRow key={e.name} entry={e} />
+                ))}
+              </ul>
+            </div>
+          ))}
           <div className="buttons wrap">
             <label className="hint small">
               <input type="checkbox" checked={seeds} onChange={toggleSeeds} data-testid="reference-seeds" /> per-seed curves

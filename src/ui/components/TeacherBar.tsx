@@ -9,6 +9,7 @@ export function TeacherBar() {
   // Re-render when the config (hence the URL) changes: the students' link is read from the address bar.
   useLab((s) => s.draft);
   useLab((s) => s.preset);
+  useLab((s) => s.rung);
   const [copied, setCopied] = useState(false);
   const link = `${location.origin}${location.pathname}${studentSearch(location.search)}`;
   const unknown = teachingFromUrl(location.search).unknown;

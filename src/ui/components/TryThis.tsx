@@ -1,7 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
+import { rungOf } from '../../rl/config';
 import { experimentsFor, findCard } from '../lib/collapse-card';
-import { experimentConfig, experimentSearch } from '../lib/experiments';
-import { presetAtRung } from '../lib/rungs';
+import { experimentConfig, experimentSearch, setupRung, type Experiment } from '../lib/experiments';
+import { presetAtRung, stepEstimateKey } from '../lib/rungs';
+import { runsTimeText } from '../lib/run-time';
 import { cardArms, cardReferenceEntries } from '../lib/try-play';
 import { useLab } from '../store';
 import { clearExperiment, lessonCardAt, loadExperiment, nextLessonCard, openLessonFromUrl, playCard, showCardReference } from '../teaching';
@@ -32,6 +34,21 @@ export function TryThis() {
   const teacher = useLab((s) => s.teacher);
   const refIndex = useLab((s) => s.referenceIndex);
   const ready = useLab((s) => s.device.status === 'ready');
+  const engine = useLab((s) => (s.device.status === 'ready' ? s.device.engine.description : null));
+  const estimates = useLab((s) => s.stepEstimates);
+  /** A card's Run both time from each arm's rung's measured s/step (lib/run-time.ts); null until each is known. */
+  const cardTime = (e: Experiment, keys?: readonly string[]) =>
+    engine === null
+      ? null
+      : runsTimeText(
+          cardArms(e, keys).map((s) => {
+            // A test twin's (-tiny) model is no rung's: its time is not the rung's figure.
+            const config = experimentConfig(s);
+            const rung = rungOf(config);
+            const est = rung === setupRung(s) ? estimates[stepEstimateKey(engine, rung)] : undefined;
+            return { config, secondsPerStep: est?.status === 'ready' ? est.seconds : null };
+          }),
+        );
   useEffect(() => {
     void openLessonFromUrl();
   }, []);
@@ -114,6 +131,11 @@ export function TryThis() {
                   </button>
                 )}
               </div>
+              {cardTime(e, keys) && (
+                <p className="hint" data-testid={`try-${e.id}-time`}>
+                  Run {arms.length === 2 ? 'both' : `all ${arms.length}`}: {cardTime(e, keys)} on this engine.
+                </p>
+              )}
               <TryPlayLine experiment={e} />
               <ul className="watch">
                 {e.watch.map((w) => (

@@ -4,7 +4,7 @@ import type { RunData } from '../../io/runfile';
 import { onlyZeros } from '../lib/chartdata';
 import { fitDomain } from '../lib/findingview';
 import { holds, type Domain, type Row } from '../lib/canvas-plot';
-import type { RefSeries } from '../lib/refchart';
+import { refBandKey, refMeanKey, type RefSeries } from '../lib/refchart';
 import { chartFrame, type Frame, type LineSpec } from './CanvasSeries';
 
 /** The right axis (fractions) is always 0–1. */
@@ -67,7 +67,9 @@ export function useChartFrame({ rows, lines, refs, seeds, log, stacked, runs, sm
   const h = held.current;
   if (h.key !== key || h.lines !== lines || h.refs !== refs) Object.assign(h, { key, lines, refs, left: null });
   const computed = useMemo(() => {
-    const flatZero = !log && onlyZeros(rows, lines.filter((l) => !l.right).map((l) => l.key));
+    // Reference columns count: a chart showing only a reference's curves fits them, not the empty default 0–1.
+    const refKeys = refs.filter((r) => !r.right).flatMap((r) => [refMeanKey(r.id), refBandKey(r.id)]);
+    const flatZero = !log && onlyZeros(rows, [...lines.filter((l) => !l.right).map((l) => l.key), ...refKeys]);
     // Held only while a run trains: a finished or imported run's y axis is its data's alone, whatever order its
     // points arrived in (a held domain depends on which points were there at each redraw, i.e. on the machine's speed).
     const hold = training ? h.left : null;

@@ -3,7 +3,9 @@
  * it on the open engine (`measure-step`), once per engine and rung for the page's session (the
  * store keeps the answers); an on-demand base's download progress goes to the store too.
  */
-import { getPreset, type RungName } from '../../rl/config';
+import type { RunData } from '../../io/runfile';
+import { getPreset, rungBaseConfig, rungOf, type RungName } from '../../rl/config';
+import { measuredStepSeconds, sameStepShape } from '../lib/run-time';
 import type { FromWorker, ToWorker } from '../../worker/protocol';
 import { presetAtRung, stepEstimateKey } from '../lib/rungs';
 
@@ -37,7 +39,26 @@ export function rungControl(store: Lab, send: (m: ToWorker) => void) {
   /** The Worker's speed answers and base-download progress. */
   function onMessage(m: Extract<FromWorker, { type: 'step-estimate' | 'base-progress' }>): void {
     if (m.type === 'base-progress') return get().setBaseDownload(m.total > 0 && m.loaded >= m.total ? null : { loaded: m.loaded, total: m.total });
+    // A figure calibrated from a run's own steps is not replaced by a benchmark that answers later.
+    const have = get().stepEstimates[m.key];
+    if (have?.status === 'ready' && have.measuredSteps) return;
     get().setStepEstimate(m.key, 'error' in m ? { status: 'error', message: m.error } : { status: 'ready', seconds: m.seconds, engine: m.engine });
+  }
+
+  /**
+   * A run's own steps calibrate its rung's figure (the short benchmark can be off by a factor of two or more):
+   * once it has CALIBRATION_STEPS timed steps at the rung's rollouts per step, their median replaces it.
+   */
+  function calibrate(run: RunData): void {
+    const s = get();
+    const rung = rungOf(run.config);
+    if (rung === null || s.device.status !== 'ready' || !sameStepShape(run.config, rungBaseConfig(rung))) return;
+    const m = measuredStepSeconds(run.steps as unknown as Record<string, number>[]);
+    if (!m) return;
+    const key = stepEstimateKey(s.device.engine.description, rung);
+    const have = s.stepEstimates[key];
+    if (have?.status === 'ready' && have.measuredSteps === m.steps && have.seconds === m.seconds) return;
+    s.setStepEstimate(key, { status: 'ready', seconds: m.seconds, engine: s.device.engine.description, measuredSteps: m.steps });
   }
 
   /** A restarted Worker never answers the old one's requests: measure those again when asked. */
@@ -46,5 +67,5 @@ export function rungControl(store: Lab, send: (m: ToWorker) => void) {
     for (const [key, e] of Object.entries(s.stepEstimates)) if (e.status === 'measuring') s.setStepEstimate(key, { status: 'error', message: 'the engine was restarted' });
   }
 
-  return { measure, pick, onMessage, forgetPending };
+  return { measure, pick, onMessage, forgetPending, calibrate };
 }

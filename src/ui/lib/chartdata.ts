@@ -208,6 +208,9 @@ export function drawnSeries(spec: ChartSpec, run: RunData | null, runCount: numb
  * run's own points (eval series are not smoothed: they are sparse; nor are step-exact ones). `seriesIn`: the series of
  * every run, or of each run (seriesForRun). Non-positive values are dropped when `log` (a log axis cannot show them). At most ~`maxPoints` points per series, min/max per bucket (lib/downsample.ts).
  */
+/** The column of a smoothed series' measured (unsmoothed) values. */
+export const rawKey = (column: string) => `${column}|raw`;
+
 export function buildRows(runs: readonly RunData[], seriesIn: readonly SeriesSpec[] | ((run: RunData, slot: number) => readonly SeriesSpec[]), smoothing: number, opts: { log?: boolean; maxPoints?: number } = {}): ChartRow[] {
   const byStep = new Map<number, ChartRow>();
   const row = (step: number) => {
@@ -223,9 +226,14 @@ export function buildRows(runs: readonly RunData[], seriesIn: readonly SeriesSpe
         const v = (r as Record<string, number>)[s.key];
         return v === undefined || !Number.isFinite(v) || (opts.log && v <= 0) ? null : v;
       });
-      const vals = s.source === 'step' && !s.exact ? emaSmooth(raw, smoothing) : raw;
+      const smoothed = s.source === 'step' && !s.exact && smoothing > 0;
+      const vals = smoothed ? emaSmooth(raw, smoothing) : raw;
+      const key = columnKey(slot, s.key);
       recs.forEach((r, i) => {
-        if (vals[i] !== null || s.source === 'step') row(r.step)[columnKey(slot, s.key)] = vals[i];
+        if (vals[i] !== null || s.source === 'step') row(r.step)[key] = vals[i];
+        // The measured values beside their smoothed line: drawn faintly beneath it (rawKey), so what the
+        // sentence under the chart says (it reads these) is on the chart at any smoothing.
+        if (smoothed) row(r.step)[rawKey(key)] = raw[i];
       });
     }
   });

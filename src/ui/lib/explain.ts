@@ -305,6 +305,14 @@ function explainCoeff(run: RunLike, events: readonly RunEvent[]): string {
   const firstOn = events.find((x) => x.kind === 'controller-on');
   if (!firstOn) {
     const c0 = val(run.steps[0], 'actor/entropy_coeff');
+    // e_k under the target while c was 0 (c₀ = 0): the controller did react (c grows by Δ for the next step),
+    // but α = c·1{e_k < target} was 0; said so, not "stayed above the target" beside the entropy line's count.
+    const e = controllerEntropySeries(run);
+    const belowAt = run.steps.filter((_, i) => fin(e[i]) && e[i] < ent.target);
+    if (belowAt.length > 0) {
+      const why = belowAt.every((x) => val(x, 'actor/entropy_coeff') === 0) ? `c was 0 on those steps (c starts at c₀ = ${num(c0)})` : 'no update applied it on those steps (c was 0 or no group was kept)';
+      return `α stayed 0: e_k fell below the target ${num(ent.target)} on ${belowAt.length} of ${plural(n, 'step')}, but ${why}, and α = c·1{e_k < target}; c is ${num(c)} at step ${lastStep.step} (+Δ = ${num(ent.delta)} after each step below the target, −Δ otherwise, within [${num(ent.cMin)}, ${num(ent.cMax)}]).`;
+    }
     return `The controller never switched on: e_k stayed at or above the target ${num(ent.target)} on all ${plural(n, 'step')}, so α = 0, and c drifted from ${num(c0)} to ${num(c)} (−Δ = ${num(ent.delta)} per step, floor c_min = ${num(ent.cMin)}).`;
   }
   const nowOn = trained(lastStep) && val(lastStep, 'actor/entropy_coeff_realized') > 0;

@@ -78,17 +78,39 @@ export function isFractionMetric(id: string): boolean {
   return /\/avg\//.test(id) || /^(start|final|gain)\//.test(id);
 }
 
-export function fmtNum(v: Num, opts: { points?: boolean } = {}): string {
-  if (v === null) return '–';
-  const x = opts.points ? v * 100 : v;
-  const a = Math.abs(x);
-  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return x.toExponential(2);
-  return String(Number(x.toPrecision(opts.points ? 3 : 4)));
+/** Decimals that give the largest of `values` three significant figures (0 to 4), shared by a row's numbers so they line up. */
+function sharedDecimals(values: readonly number[]): number {
+  const max = Math.max(0, ...values.map(Math.abs));
+  if (max === 0) return 2;
+  return Math.min(4, Math.max(0, 2 - Math.floor(Math.log10(max))));
 }
 
-/** "0.0513 [0.0102, 0.0924]" (or in points: "5.13 [1.02, 9.24]"). */
+/** A number as the Findings print it: fixed decimals (never 4.00e-4 beside plain numbers); points ×100. */
+export function fmtNum(v: Num, opts: { points?: boolean; decimals?: number } = {}): string {
+  if (v === null) return '–';
+  const x = opts.points ? v * 100 : v;
+  return x.toFixed(opts.decimals ?? sharedDecimals([x]));
+}
+
+/** "0.0513 [0.0102, 0.0924]" (or in points: "5.13 [1.02, 9.24]"): the three with the same decimals. */
 export function fmtInterval(mean: Num, lower: Num, upper: Num, opts: { points?: boolean } = {}): string {
-  return `${fmtNum(mean, opts)} [${fmtNum(lower, opts)}, ${fmtNum(upper, opts)}]`;
+  const scale = opts.points ? 100 : 1;
+  const decimals = sharedDecimals([mean, lower, upper].filter((v): v is number => v !== null).map((v) => v * scale));
+  const f = (v: Num) => fmtNum(v, { ...opts, decimals });
+  return `${f(mean)} [${f(lower)}, ${f(upper)}]`;
+}
+
+/**
+ * The unit of a finding's check, read from its description: a difference in held-out accuracy (avg@k / pass@k,
+ * final or gain) prints in points like the scalars beside it; entropy in nats; a Pearson r and a count of tokens
+ * as they are.
+ */
+export function checkUnit(describe: string): { points: boolean; unit: string } {
+  if (/Pearson r/.test(describe)) return { points: false, unit: '' };
+  if (/\bin (final|start|gain) (avg|pass)@k\b/.test(describe)) return { points: true, unit: 'points' };
+  if (/\bin tokens\b/.test(describe)) return { points: false, unit: 'tokens' };
+  if (/\bentropy\b/.test(describe)) return { points: false, unit: 'nats' };
+  return { points: false, unit: '' };
 }
 
 /** "4 steps per run" / "each preset's whole schedule" / "30 minutes per run". */

@@ -16,6 +16,8 @@ export interface RefSeries {
   preset: string;
   /** The chart series it draws on (its axis). */
   seriesKey: string;
+  /** That series' label (`train reward`, `avg@8 τ=1.0`): names the curve in the tooltip and, where a preset draws several, the legend. */
+  seriesLabel: string;
   right: boolean;
   colour: string;
   /** Dash of the mean line (by the chart series it draws on, as live runs' series). */
@@ -28,10 +30,17 @@ export interface RefSeries {
 }
 
 export interface RefLegend {
+  /** The legend entry's key: the preset, or the preset and series where it draws several. */
+  id: string;
   preset: string;
   colour: string;
+  /** The mean line's dash (that of the series it draws on). */
+  dash: string;
   label: string;
 }
+
+/** A reference mean's name in a tooltip: its preset and the series it draws (`reference magic · train reward`). */
+export const refSeriesName = (r: Pick<RefSeries, 'preset' | 'seriesLabel'>) => `reference ${r.preset} · ${r.seriesLabel}`;
 
 const DASHES = ['', '6 3', '2 2', '8 3 2 3', '1 3'];
 
@@ -57,6 +66,7 @@ export function referenceSeries(spec: ChartSpec, ref: ReferenceFile | null, colo
         id: `ref${pi}|${s.key}`,
         preset,
         seriesKey: s.key,
+        seriesLabel: s.label,
         right: !!s.right,
         colour: colours[pi % colours.length],
         dash: DASHES[si % DASHES.length],
@@ -69,15 +79,25 @@ export function referenceSeries(spec: ChartSpec, ref: ReferenceFile | null, colo
   return out;
 }
 
-/** One legend entry per preset drawn: "reference: <preset> (n seeds)". */
+/**
+ * The legend entries: one per preset, "reference: <preset> (n seeds)", where the chart draws one series of it (the
+ * chart's title names it); where it draws several (train reward and held-out accuracy), one per series, named and
+ * dashed as drawn: "reference: <preset> · <series> (n seeds)".
+ */
 export function referenceLegends(series: readonly RefSeries[], ref: ReferenceFile | null): RefLegend[] {
   if (!ref) return [];
+  const perPreset = new Map<string, number>();
+  for (const s of series) perPreset.set(s.preset, (perPreset.get(s.preset) ?? 0) + 1);
   const seen = new Set<string>();
   const out: RefLegend[] = [];
   for (const s of series) {
-    if (seen.has(s.preset)) continue;
-    seen.add(s.preset);
-    out.push({ preset: s.preset, colour: s.colour, label: referenceLegend(s.preset, ref.presets[s.preset].seeds.length) });
+    const several = perPreset.get(s.preset)! > 1;
+    const id = several ? s.id : s.preset;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const seeds = ref.presets[s.preset].seeds.length;
+    const label = several ? referenceLegend(`${s.preset} · ${s.seriesLabel}`, seeds) : referenceLegend(s.preset, seeds);
+    out.push({ id, preset: s.preset, colour: s.colour, dash: several ? s.dash : '', label });
   }
   return out;
 }

@@ -316,6 +316,16 @@ export function paperNumber(e: Pick<ReferenceIndexEntry, 'kind' | 'title'>): num
 }
 
 /** Index entries in the paper's order: its numbered findings 1–7, then the other findings, then the sweeps (each in file order). */
+/**
+ * The reference list grouped by model rung (tiny, small, medium, then any other, each in paperOrder), so a finding
+ * run at two rungs reads as one finding per rung heading rather than every finding twice in one list.
+ */
+export function groupByRung<T extends Pick<ReferenceIndexEntry, 'kind' | 'title'> & { rung?: string }>(entries: readonly T[]): { rung: string; entries: T[] }[] {
+  const order = ['tiny', 'small', 'medium'];
+  const rungs = [...new Set(entries.map((e) => referenceRung(e)))].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99) || a.localeCompare(b));
+  return rungs.map((rung) => ({ rung, entries: paperOrder(entries.filter((e) => referenceRung(e) === rung)) }));
+}
+
 export function paperOrder<T extends Pick<ReferenceIndexEntry, 'kind' | 'title'>>(entries: readonly T[]): T[] {
   const rank = (e: T) => {
     const n = paperNumber(e);

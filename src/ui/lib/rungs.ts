@@ -67,7 +67,8 @@ export const twinNote = (twin: { preset: string; params: number }) => `now: the 
 /** Measured speeds are kept per engine and rung for the page's session. */
 export const stepEstimateKey = (engine: string, rung: RungName) => `${engine}|${rung}`;
 
-export type StepEstimate = { status: 'measuring' } | { status: 'ready'; seconds: number; engine: string } | { status: 'error'; message: string };
+/** `measuredSteps`: the figure is the median step of a run at the rung (that many timed steps), not the short benchmark's. */
+export type StepEstimate = { status: 'measuring' } | { status: 'ready'; seconds: number; engine: string; measuredSteps?: number } | { status: 'error'; message: string };
 
 /** Whether a rung's row offers "measure": never timed on this engine, or its timing failed (one in flight or done: no). */
 export function canMeasure(e: StepEstimate | undefined): boolean {
@@ -81,7 +82,7 @@ export function describeEstimate(e: StepEstimate | undefined): string {
   if (e.status === 'error') return `not measured (${e.message})`;
   const s = e.seconds;
   const text = s >= 10 ? s.toFixed(0) : s >= 1 ? s.toFixed(1) : s.toPrecision(2);
-  return `~${text} s/step on ${e.engine}`;
+  return `~${text} s/step on ${e.engine}${e.measuredSteps ? ` (measured over ${e.measuredSteps} training steps)` : ''}`;
 }
 
 /**

@@ -43,6 +43,12 @@ export const armRunName = (e: Pick<Experiment, 'title'>, s: Pick<ExperimentSetup
 /** The arms of `e` to play (`keys`: a lesson's subset; default all). */
 export const cardArms = (e: Experiment, keys?: readonly string[]) => (keys?.length ? e.setups.filter((s) => keys.includes(s.key)) : e.setups);
 
+/** Which of the played arms (`keys`: a lesson's subset) is shown as the active run: the card's activeArm when played, else the first. */
+export function activeArmIndex(e: Pick<Experiment, 'setups' | 'activeArm'>, keys?: readonly string[]): number {
+  const i = cardArms(e as Experiment, keys).findIndex((s) => s.key === e.activeArm);
+  return i < 0 ? 0 : i;
+}
+
 /** The card's arms as a queue: an arm with a finished identical run is 'done' at once (that run), the others pending. */
 export function planCardQueue(e: Experiment, runs: Record<string, RunData>, order: readonly string[], keys?: readonly string[]): RunQueue {
   const items = cardArms(e, keys).map((s) => {

@@ -2,6 +2,7 @@
  * The tracked tree stays under its budget (24 MiB): a GPU machine run carries the working tree plus
  * the device bundle, 64 MiB in all. Over budget, the failure names the biggest folders and files.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { folderSizes, isGitCheckout, trackedFiles, TREE_BUDGET_BYTES, treeSizeReport } from '../../scripts/tree-size';
@@ -56,5 +57,17 @@ describe.skipIf(!isGitCheckout(ROOT))('the tracked tree', () => {
     const r = treeSizeReport(files);
     expect(TREE_BUDGET_BYTES).toBe(24 * MiB);
     expect(r.over, r.text).toBe(false);
+  });
+});
+
+// Screenshots (visual baselines, the README's) are 256-colour palette PNGs: a third of the size of
+// full colour, and no pixel differs beyond Playwright's threshold (scripts/shrink-png.sh checks that).
+describe.skipIf(!isGitCheckout(ROOT))('tracked screenshots', () => {
+  it('are palette PNGs (run sh scripts/shrink-png.sh FILE… after updating one)', () => {
+    const pngs = trackedFiles(ROOT).filter((f) => /^(e2e\/__screenshots__\/|docs\/).*\.png$/.test(f.path));
+    expect(pngs.length).toBeGreaterThan(5);
+    // PNG: 8-byte signature, then IHDR (length, "IHDR", width, height, bit depth, colour type at byte 25; 3 = palette).
+    const fullColour = pngs.filter((f) => readFileSync(join(ROOT, f.path))[25] !== 3).map((f) => f.path);
+    expect(fullColour).toEqual([]);
   });
 });

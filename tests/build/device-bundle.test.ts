@@ -20,9 +20,13 @@ const size = (p: string): number => (statSync(p).isDirectory() ? readdirSync(p).
 const sizes = JSON.parse(readFileSync(SIZES_FILE, 'utf8')) as { node: { version: string; bytes: number }; dawn: { webgpu: string; bytes: number }; vulkan: { bytes: number } };
 
 describe.skipIf(!isGitCheckout(ROOT))('tracked tree + .device/', () => {
-  it('the recorded Node and Dawn sizes are for this Node and this webgpu package', () => {
-    expect(sizes.node.version, 'rebuild with npm run device:bundle').toBe(process.version.slice(1));
-    expect(sizes.dawn.webgpu, 'rebuild with npm run device:bundle').toBe(webgpuVersion());
+  // Another patch release of Node or Dawn is close in size (a 10% margin below); another major is not.
+  const exact = sizes.node.version === process.version.slice(1) && sizes.dawn.webgpu === webgpuVersion();
+  const margin = exact ? 1 : 1.1;
+
+  it('the recorded Node and Dawn sizes are for this Node major and this webgpu package', () => {
+    expect(sizes.node.version.split('.')[0], 'rebuild with npm run device:bundle').toBe(process.version.slice(1).split('.')[0]);
+    expect(sizes.dawn.webgpu.split('.').slice(0, 2), 'rebuild with npm run device:bundle').toEqual(webgpuVersion().split('.').slice(0, 2));
   });
 
   it('fit 62 MiB, the CLI bundled here and now', () => {
@@ -35,7 +39,7 @@ describe.skipIf(!isGitCheckout(ROOT))('tracked tree + .device/', () => {
       expect(cli).toBeLessThan(4 * MiB);
       const tree = trackedFiles(ROOT).reduce((s, f) => s + f.bytes, 0);
       const run = size(join(ROOT, 'scripts/device-run.sh'));
-      const total = tree + sizes.node.bytes + sizes.dawn.bytes + sizes.vulkan.bytes + cli + run + 4096;
+      const total = tree + margin * (sizes.node.bytes + sizes.dawn.bytes) + sizes.vulkan.bytes + cli + run + 4096;
       expect(total, `tree ${(tree / MiB).toFixed(1)} MiB + bundle ${((total - tree) / MiB).toFixed(1)} MiB`).toBeLessThanOrEqual(LIMIT);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,8 @@
  *
  * Update the baselines after an intended change:  npx playwright test e2e/visual.spec.ts --update-snapshots=all
  * (run `npx vite build` first). Also write docs/screenshot-*.png:  DOCS_SCREENSHOTS=1 npx playwright test e2e/visual.spec.ts
+ * Then shrink what was written to palette PNGs (checked against Playwright's comparator; tests/build/tree-size.test.ts
+ * requires it):  sh scripts/shrink-png.sh e2e/__screenshots__/visual.spec.ts/NAME.png docs/screenshot-NAME.png
  */
 import { expect, test, type Page } from '@playwright/test';
 import { openLab, waitForState } from './helpers';

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Packs an archived recipe's or tuning round's run pool into DIR/pool.tar.xz (deterministic tar,
 # xz -9) and removes the directory; `tar xJf DIR/pool.tar.xz -C DIR` restores it as it was.
-# Current pools (reports/pool-small) stay unpacked: the replication check reads them.
+# Current pools (reports/pool-small) stay unpacked: the replication check reads them. Archives and
+# pools alike are raw data, kept on the branch reports-data (`sh scripts/reports-data.sh save`).
 set -e
 for d in "$@"; do
   parent=$(dirname "$d"); name=$(basename "$d")

@@ -72,7 +72,9 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
     if (flags.check) {
       const bad = checkReplication(reportsDir, out, log);
       for (const b of bad) log(`differs: ${b.file}: ${b.what}`);
-      if (bad.length) throw new RunFailure(`ablate --replication --check: ${bad.length} file${bad.length === 1 ? '' : 's'} do not recompute from the runs under ${reportsDir}/`);
+      // The runs are raw data kept on the branch reports-data; a checkout without them has the reports only.
+      const missingRuns = bad.some((b) => b.what === 'the run is missing or incomplete');
+      if (bad.length) throw new RunFailure(`ablate --replication --check: ${bad.length} file${bad.length === 1 ? '' : 's'} do not recompute from the runs under ${reportsDir}/${missingRuns ? ' (runs missing: `npm run reports:data` brings them back from the branch reports-data)' : ''}`);
       log(`every report under ${reportsDir}/ and ${out} recompute from the committed runs`);
       return;
     }

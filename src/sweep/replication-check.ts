@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FINDINGS } from './findings';
 import { readStoredText } from './gz-file';
-import { planSweep, sweepSpec, type RunResult, type SweepOptions } from './plan';
+import { planSweep, sweepSpec, type BaseRef, type PlannedRun, type RunResult, type SweepOptions } from './plan';
 import { buildFindingReport, findingReportSlots, replicationMarkdown, type FindingReport } from './report';
 import { loadRun } from './runner';
 import { buildSummary, toJson, type Summary } from './summary';
@@ -51,6 +51,19 @@ export function sweepOptionsOf(dir: string, command: string): SweepOptions {
   };
 }
 
+/**
+ * The run as it was trained: with the base its sweep-run.json records (file and CRC), not the one
+ * the base file holds today. A shipped base re-stored differently (the small base in half floats)
+ * does not make the committed runs someone else's: their start evaluations stay keyed by the
+ * weights they started from.
+ */
+export function asTrained(run: PlannedRun): PlannedRun {
+  const file = join(run.dir, 'sweep-run.json');
+  if (!existsSync(file)) return run;
+  const recorded = (JSON.parse(readFileSync(file, 'utf8')) as { base?: BaseRef | null }).base;
+  return recorded === undefined ? run : { ...run, base: recorded };
+}
+
 export interface ReplicationMismatch {
   file: string;
   /** What differs, in a line. */
@@ -81,7 +94,7 @@ export function checkReplication(reportsDir: string, replicationFile: string | n
     const planned = planSweep(o);
     const results: RunResult[] = [];
     for (const run of planned) {
-      const r = loadRun(run, o);
+      const r = loadRun(asTrained(run), o);
       if (!r) {
         bad.push({ file: run.dir, what: 'the run is missing or incomplete' });
         continue;

@@ -5,6 +5,7 @@ import { decodeCheckpoint } from '../../src/model/checkpoint';
 import { getPreset, getRung, rungBaseConfig, rungOf } from '../../src/rl/config';
 import { DEFAULT_BASE, rungBasePath } from '../../src/run/rung-base';
 import { rungSftDefaults, validateSftConfig } from '../../src/rl/sft';
+import { offlineFilterKey, weightsChecksum } from '../../src/rl/offline-sampling';
 
 const load = (file: string) => decodeCheckpoint(new Uint8Array(readFileSync(file)), file);
 
@@ -39,6 +40,21 @@ for (const rung of ['small', 'medium'] as const) {
       expect(ck.meta.offlineFilter).toBeDefined();
     });
 
+    it('stores its weights in half floats, two bytes a parameter and a small header', () => {
+      const ck = load(rungBasePath(rung));
+      expect(ck.weightsDtype).toBe('f16');
+      expect(statSync(rungBasePath(rung)).size).toBeLessThan(2 * ck.params.length + 64 * 1024);
+    });
+
+    it('its stored offline-filter result is for these (rounded) weights, so a run uses it instead of re-sampling', () => {
+      const ck = load(rungBasePath(rung));
+      const stored = ck.meta.offlineFilter as { key: string; correct: number[] };
+      expect(JSON.parse(stored.key).weights).toBe(weightsChecksum(ck.params));
+      const cfg = getPreset('magic', rung);
+      expect(stored.key).toBe(offlineFilterKey(cfg, weightsChecksum(ck.params)));
+      expect(stored.correct).toHaveLength(cfg.data.trainSize);
+    });
+
     it(`\`magic-lab sft --rung ${rung}\` is the recipe it was trained with (base-${rung}.sft.json)`, () => {
       const shipped = JSON.parse(readFileSync(`public/checkpoints/base-${rung}.sft.json`, 'utf8'));
       const recipe = validateSftConfig({}, rungSftDefaults(rung));
@@ -50,11 +66,10 @@ for (const rung of ['small', 'medium'] as const) {
 }
 
 describe('the medium rung’s base is downloaded on demand', () => {
-  it('in half floats, two bytes a parameter and a small header, and its size is the progress bar’s total', () => {
+  it('its size is the progress bar’s total', () => {
     const file = rungBasePath('medium');
     const ck = load(file);
     expect(getRung('medium').delivery).toBe('on-demand');
-    expect(ck.weightsDtype).toBe('f16');
     const size = statSync(file).size;
     expect(size).toBeLessThan(2 * ck.params.length + 64 * 1024);
     // The progress bar's total where a server compresses the download.

@@ -4,12 +4,14 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { regenerateCharts } from '../../scripts/charts';
+import { ensureReportsData } from '../reports-data';
 
 const ROOT = join(__dirname, '../..');
 const ARCHIVES = ['reports/recipe-v1/kl', 'reports/recipe-v3/entropy-coef', 'reports/recipe-v4/entropy-control', 'reports/tuning/round-12'];
 
 describe('archived charts', () => {
   it.each(ARCHIVES)('%s: every chart its markdown links is written from its summary', async (dir) => {
+    ensureReportsData(); // the summaries are raw data (branch reports-data)
     const out = join(mkdtempSync(join(tmpdir(), 'archive-charts-')), 'd');
     mkdirSync(out);
     for (const f of readdirSync(join(ROOT, dir))) if (/^summary\.json(\.gz)?$/.test(f)) copyFileSync(join(ROOT, dir, f), join(out, f));

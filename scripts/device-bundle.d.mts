@@ -1,0 +1,3 @@
+export declare const SIZES_FILE: string;
+export declare function bundleCli(outFile: string): void;
+export declare function webgpuVersion(): string;

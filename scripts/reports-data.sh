@@ -11,8 +11,12 @@
 #   sh scripts/reports-data.sh save            commits the raw files now under reports/ onto the branch
 #                                              (after a sweep adds runs), keeping what it already holds
 #   sh scripts/reports-data.sh list            prints the raw files under reports/ (tracked or not)
+#   sh scripts/reports-data.sh rev             prints the commit restore reads
 #
-# Where the branch is not in this clone, restore fetches it from the remote `origin`.
+# Every clone of main carries the data: main merges the branch's commit with `git merge -s ours
+# reports-data` (its tree unchanged) and names it in the tracked reports/raw-data.commit, which
+# restore reads where the clone has no local branch (a fresh `git clone` has none). After `save`:
+#   git add reports/raw-data.commit && git commit -m '…' && git merge -s ours reports-data -m '…'
 set -e
 BRANCH=reports-data
 case "${2:-}" in /*|'') ;; *) set -- "$1" "$(pwd)/$2" ;; esac # DIR as given, from where this was called
@@ -26,15 +30,28 @@ raw_files() {
     while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done
 }
 
+# The data commit: the local branch where there is one (a `save` not yet merged is newest), else the
+# commit main names in reports/raw-data.commit (an ancestor of main), else the branch fetched from origin.
+data_rev() {
+  if git rev-parse -q --verify "refs/heads/$BRANCH^{commit}" >/dev/null; then echo "refs/heads/$BRANCH"; return 0; fi
+  named=$(tr -d ' \n' < reports/raw-data.commit 2>/dev/null || true)
+  if [ -n "$named" ] && git cat-file -e "$named^{commit}" 2>/dev/null; then echo "$named"; return 0; fi
+  if git fetch -q origin "$BRANCH:$BRANCH" 2>/dev/null; then echo "refs/heads/$BRANCH"; return 0; fi
+  echo "reports-data: no branch '$BRANCH' here, the commit named in reports/raw-data.commit (${named:-none}) is not in this clone, and origin has no such branch" >&2
+  return 2
+}
+
 case "${1:-}" in
+  rev)
+    rev=$(data_rev) || exit 2
+    git rev-parse "$rev"
+    ;;
   restore)
     dest=${2:-.}
-    if ! git rev-parse -q --verify "refs/heads/$BRANCH" >/dev/null; then
-      git fetch -q origin "$BRANCH:$BRANCH" 2>/dev/null || { echo "reports-data: no branch '$BRANCH' here and none fetched from origin" >&2; exit 2; }
-    fi
+    rev=$(data_rev) || exit 2
     mkdir -p "$dest"
-    git archive "$BRANCH" | tar -x -C "$dest"
-    echo "reports-data: $(git ls-tree -r --name-only "$BRANCH" | wc -l | tr -d ' ') raw files from $BRANCH ($(git rev-parse --short "$BRANCH")) written under $dest/reports"
+    git archive "$rev" | tar -x -C "$dest"
+    echo "reports-data: $(git ls-tree -r --name-only "$rev" | wc -l | tr -d ' ') raw files from $(git rev-parse --short "$rev") written under $dest/reports"
     ;;
   save)
     files=$(raw_files)
@@ -46,13 +63,14 @@ case "${1:-}" in
     printf '%s\n' "$files" | GIT_INDEX_FILE=$index git update-index --add --stdin
     tree=$(GIT_INDEX_FILE=$index git write-tree)
     if [ -n "$parent" ] && [ "$(git rev-parse "$parent^{tree}")" = "$tree" ]; then echo "reports-data: $BRANCH already holds these files"; exit 0; fi
-    commit=$(git commit-tree "$tree" ${parent:+-p "$parent"} -m "reports' raw data: $(printf '%s\n' "$files" | wc -l | tr -d ' ') files under reports/")
+    commit=$(git commit-tree "$tree" ${parent:+-p "$parent"} -m "reports' raw data: $(git ls-tree -r --name-only "$tree" | wc -l | tr -d ' ') files under reports/ ($(printf '%s\n' "$files" | wc -l | tr -d ' ') saved from the working tree)")
     git update-ref "refs/heads/$BRANCH" "$commit" ${parent:+"$parent"}
-    echo "reports-data: $BRANCH at $(git rev-parse --short "$commit")"
+    git rev-parse "$commit" > reports/raw-data.commit
+    echo "reports-data: $BRANCH at $(git rev-parse --short "$commit"); now: git add reports/raw-data.commit && git commit, then git merge -s ours $BRANCH (every clone of main then carries it)"
     ;;
   list) raw_files ;;
   *)
-    echo 'usage: sh scripts/reports-data.sh restore [DIR] | save | list' >&2
+    echo 'usage: sh scripts/reports-data.sh restore [DIR] | save | list | rev' >&2
     exit 2
     ;;
 esac

@@ -12,7 +12,12 @@ const ROOT = join(__dirname, '..');
 
 /** The raw files the branch holds (paths under the repository root). */
 export function reportsDataFiles(): string[] {
-  return execFileSync('git', ['ls-tree', '-r', '--name-only', 'reports-data'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }).toString().split('\n').filter(Boolean);
+  return execFileSync('git', ['ls-tree', '-r', '--name-only', reportsDataRev()], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }).toString().split('\n').filter(Boolean);
+}
+
+/** The data commit restore reads: the local branch, else the one main names in reports/raw-data.commit (scripts/reports-data.sh rev). */
+export function reportsDataRev(): string {
+  return execFileSync('sh', ['scripts/reports-data.sh', 'rev'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
 }
 
 /** Restores the raw data into the working tree unless every file of it is already there. */

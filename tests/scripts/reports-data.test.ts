@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isGitCheckout } from '../../scripts/tree-size';
-import { reportsDataFiles } from '../reports-data';
+import { reportsDataFiles, reportsDataRev } from '../reports-data';
 
 const ROOT = join(__dirname, '../..');
 const RAW = /(\/seed-[^/]+\/|\.gz$|\.xz$)/;
@@ -39,7 +39,7 @@ describe.skipIf(!isGitCheckout(ROOT))('reports raw data', () => {
       execFileSync('sh', ['scripts/reports-data.sh', 'restore', dir], { cwd: ROOT, stdio: 'pipe' });
       for (const f of files) expect(existsSync(join(dir, f)), f).toBe(true);
       const probe = files.find((f) => f.endsWith('metrics.jsonl.gz'))!;
-      expect(readFileSync(join(dir, probe)).equals(git('show', `reports-data:${probe}`))).toBe(true);
+      expect(readFileSync(join(dir, probe)).equals(git('show', `${reportsDataRev()}:${probe}`))).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -48,7 +48,7 @@ export const DEVIATIONS: readonly Deviation[] = [
     value: (c) => e(c).delta,
     why: {
       tiny: 'the paper text\'s value; the released 1e-4 moves c by 0.04 in a 400-step run, nothing at this scale',
-      small: 'the controller must act within ~20 steps of the crossing (#22 item 3): Δ = 0.02 reaches c ≈ 0.3, what holds this rung\'s target, in 15 below-target steps (tuning round 20)',
+      small: 'the controller must act within ~20 steps of the crossing: Δ = 0.02 reaches c ≈ 0.3, what holds this rung\'s target, in 15 below-target steps (tuning round 20)',
     },
   },
   {

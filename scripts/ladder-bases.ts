@@ -1,5 +1,5 @@
 /**
- * The model ladder's base table (BENCHMARKS.md, "Model ladder"): for a rung's base checkpoint, held-out
+ * The model ladder's base table (docs/benchmarks-log.md, "Model ladder"): for a rung's base checkpoint, held-out
  * avg@k and pass@k at τ = 1.0 on each task family at the rung's level and at the family's top level,
  * with the mean and 95th-percentile response length (tokens, EOS included) and the truncated share.
  *

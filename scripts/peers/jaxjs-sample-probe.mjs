@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Why jax-js-WebGPU sampling fails on SwiftShader (BENCHMARKS.md, `bench:peers`, "Sampling, same
+ * Why jax-js-WebGPU sampling fails on SwiftShader (docs/benchmarks-log.md, `bench:peers`, "Sampling, same
  * page"): runs sampling variants of jax-js 0.1.25 on the bench's tiny GPT, each in a fresh headless
  * Chromium (a lost GPU process takes every device of the browser with it), and prints per variant
  * whether the device survived, the device-lost reason, the page's console (each shader module and

@@ -104,7 +104,7 @@ export function rungSftDefaults(rung: RungName): SftConfig {
 
 /**
  * How each rung's shipped base was trained (public/checkpoints/base-<rung>.sft.json records the whole
- * config; BENCHMARKS.md "Model ladder" has the curve). The small rung: constant lr 2e-3, then an anneal
+ * config; docs/benchmarks-log.md "Model ladder" has the curve). The small rung: constant lr 2e-3, then an anneal
  * to 2e-4 over steps 3500–4500 (the anneal is what turns the plateau into accuracy, as for tiny).
  */
 const RUNG_SFT_RECIPES: Partial<Record<RungName, Partial<SftConfig>>> = {

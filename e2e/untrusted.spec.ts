@@ -13,7 +13,9 @@ async function expectInert(page: Page) {
 
 test('a shared link with markup in a value shows it as text in the one error line', async ({ page }) => {
   await openLab(page, `/?preset=${encodeURIComponent(PAYLOAD)}`);
-  await expect(page.getByTestId('url-error')).toContainText(`unknown preset ${JSON.stringify(PAYLOAD)}`);
+  // The bad value is quoted (cut to its first characters) as text: the markup's own characters are in the line's text.
+  await expect(page.getByTestId('url-error')).toContainText(`preset=${PAYLOAD.slice(0, 20)}`);
+  await expect(page.getByTestId('url-error')).toContainText('(no such preset)');
   await page.waitForTimeout(500); // an injected image would have failed to load by now
   await expectInert(page);
 });

@@ -275,8 +275,8 @@ export interface MetricKeyRef {
 }
 
 const LAB_STEP_KEYS = new Set<string>(['step', 'time_ms', ...STEP_METRIC_KEY_LIST, ...TIMING_SERIES.map((s) => s.key), 'timing_s/step']);
-// val/<family>/pass@k/t<τ>: the coverage curve per task family (src/rl/coverage.ts).
-const LAB_EVAL_KEY_RE = /^(step|val\/(avg|pass|maj)@\d+\/t\d+(\.\d+)?|val\/response_length\/(mean|clip_ratio)\/t\d+(\.\d+)?|val\/[a-z]+\/pass@\d+\/t\d+(\.\d+)?)$/;
+// val/<family>/pass@k/t<τ>: the coverage curve per task family (src/rl/coverage.ts); val/entropy/t<τ>: the samples' mean entropy.
+const LAB_EVAL_KEY_RE = /^(step|val\/(avg|pass|maj)@\d+\/t\d+(\.\d+)?|val\/response_length\/(mean|clip_ratio)\/t\d+(\.\d+)?|val\/[a-z]+\/pass@\d+\/t\d+(\.\d+)?|val\/entropy\/t\d+(\.\d+)?)$/;
 
 /** Whether the lab's trainer writes this key (anything else came in with an imported run). */
 export const isLabKey = (key: string, source: 'step' | 'eval') => (source === 'step' ? LAB_STEP_KEYS.has(key) : LAB_EVAL_KEY_RE.test(key));

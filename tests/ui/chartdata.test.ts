@@ -108,6 +108,14 @@ describe('held-out series keyed per run (#14: an overlaid avg@2 run under an avg
     expect(extraMetricKeys([r], chartSpecs(getPreset('magic')))).toEqual([]);
   });
 
+  it('a lab evaluation\'s sample entropy (val/entropy/t…) is the lab\'s own key: no "More metrics" chart for a lab run alone', () => {
+    const r = fakeRun('e', 3, 'magic');
+    r.evals = [{ step: 2, [evalKey('avg', 8, 1)]: 0.3, [evalKey('pass', 8, 1)]: 0.5, 'val/entropy/t1.0': 0.17, 'val/entropy/t0.6': 0.09 } as EvalRecord];
+    expect(isLabKey('val/entropy/t1.0', 'eval')).toBe(true);
+    expect(isLabKey('val/entropy/mean', 'eval')).toBe(false);
+    expect(extraMetricKeys([r], chartSpecs(getPreset('magic')))).toEqual([]);
+  });
+
   it('the reward chart draws each run\'s own held-out series, labelled with its k and temperatures', () => {
     const spec = reward('magic'); // avg@8 / pass@8 at τ 1.0 and 0.6
     const primary = fakeRun('p', 3, 'magic');

@@ -19,7 +19,8 @@ export const MAX_CHECKPOINT_BYTES = 2 * GIB - 1;
 /** A checkpoint header (model, tensor table, run state) far beyond any run's. */
 export const MAX_CHECKPOINT_HEADER_BYTES = 256 * 1024 ** 2;
 
-function kindOf(st: Stats): string {
+/** What a non-regular file is, for the one-line refusal (read-file and write-file share it). */
+export function kindOf(st: Stats): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
   if (st.isFIFO()) return 'a pipe';

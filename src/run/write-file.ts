@@ -9,6 +9,7 @@
  */
 import { accessSync, closeSync, constants as fsConstants, existsSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { kindOf } from './read-file';
 
 /** A target the CLI will not write: the user's to fix (exit 2, one line). */
 export class OutputPathError extends Error {
@@ -48,14 +49,6 @@ export function appendAll(file: string, data: string | Uint8Array): void {
   } finally {
     closeSync(fd);
   }
-}
-
-function kindOf(st: Stats): string {
-  if (st.isDirectory()) return 'a directory';
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
-  if (st.isFIFO()) return 'a pipe';
-  if (st.isSocket()) return 'a socket';
-  return 'not a regular file';
 }
 
 /**

@@ -6,7 +6,7 @@
  * a file twice or whole. A server that ignores Range (answers 200 with the whole file for a part)
  * is refused rather than silently downloading gigabytes per tensor.
  */
-import { ModelFolderError, type ByteSource, type ModelFiles } from './files';
+import { checkRead, ModelFolderError, type ByteSource, type ModelFiles } from './files';
 
 /** The part of fetch this needs (the global fetch fits; tests and the page may pass their own). */
 export type FetchLike = (url: string, init?: { method?: string; headers?: Record<string, string> }) => Promise<Response>;
@@ -51,7 +51,7 @@ function httpSource(url: string, size: number, call: (url: string, init?: { meth
     name: url,
     size,
     async read(offset, length) {
-      if (offset < 0 || length < 0 || offset + length > size) throw new RangeError(`${url}: read of ${length} bytes at ${offset} past its ${size} bytes`);
+      checkRead(url, offset, length, size);
       if (length === 0) return new Uint8Array(0);
       const res = await call(url, { headers: { Range: `bytes=${offset}-${offset + length - 1}` } });
       const whole = res.status === 200 && offset === 0 && length === size;

@@ -68,10 +68,15 @@ export function memorySource(name: string, bytes: Uint8Array): ByteSource {
     name,
     size: bytes.length,
     async read(offset, length) {
-      if (offset < 0 || length < 0 || offset + length > bytes.length) throw new RangeError(`${name}: read of ${length} bytes at ${offset} past its ${bytes.length} bytes`);
+      checkRead(name, offset, length, bytes.length);
       return bytes.subarray(offset, offset + length);
     },
   };
+}
+
+/** A ByteSource's bounds: a read inside [0, size) or a RangeError naming the source (every source checks the same way). */
+export function checkRead(label: string, offset: number, length: number, size: number): void {
+  if (offset < 0 || length < 0 || offset + length > size) throw new RangeError(`${label}: read of ${length} bytes at ${offset} past its ${size} bytes`);
 }
 
 /** A folder held in memory (file name → bytes, or text encoded as UTF-8). */

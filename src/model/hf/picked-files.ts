@@ -3,7 +3,7 @@
  * `File`s read by `slice`, so a 1 GB safetensors file is never read whole — only its header and,
  * one at a time, its tensors. Files in sub-folders are matched by their base name.
  */
-import { ModelFolderError, type ByteSource, type ModelFiles } from './files';
+import { checkRead, ModelFolderError, type ByteSource, type ModelFiles } from './files';
 
 /** What this needs of a File (the DOM's and Node's File both fit). */
 export interface PickedFile {
@@ -37,7 +37,7 @@ function fileSource(label: string, f: PickedFile): ByteSource {
     name: label,
     size: f.size,
     async read(offset, length) {
-      if (offset < 0 || length < 0 || offset + length > f.size) throw new RangeError(`${label}: read of ${length} bytes at ${offset} past its ${f.size} bytes`);
+      checkRead(label, offset, length, f.size);
       const bytes = new Uint8Array(await f.slice(offset, offset + length).arrayBuffer());
       if (bytes.length !== length) throw new ModelFolderError(`${label}: asked for ${length} bytes at ${offset}, got ${bytes.length} (the file changed after it was picked)`);
       return bytes;

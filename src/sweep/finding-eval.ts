@@ -171,6 +171,20 @@ function becauseOf(premises: PremiseResult[], checks: CheckResult[], verdict: Ve
   return `${each} → ${verdict} (reproduced needs ${all} reproduced, contradicted ${all} contradicted)`;
 }
 
+/** A correlation check's result: r with its interval, `over` saying which runs and how (pooled or within presets). */
+function correlationResult(c: Extract<Check, { kind: 'correlation' }>, r: { n: number; r: number; lower: number; upper: number }, over: string, paper: string): CheckResult {
+  return {
+    check: c,
+    describe: `Pearson r(${metricDef(c.x).label}, ${metricDef(c.y).label}) ${over}; ${paper}`,
+    n: r.n,
+    estimate: r.r,
+    lower: r.lower,
+    upper: r.upper,
+    verdict: directionalVerdict(c.direction, r),
+    reads: readsOf(c, r.lower, r.upper),
+  };
+}
+
 export function evaluateCheck(c: Check, data: FindingData): CheckResult {
   switch (c.kind) {
     case 'paired':
@@ -211,16 +225,8 @@ export function evaluateCheck(c: Check, data: FindingData): CheckResult {
           return { xs: runs.map((v) => v[c.x] ?? NaN), ys: runs.map((v) => v[c.y] ?? NaN) };
         });
         const r = withinCorrelationInterval(groups);
-        return {
-          check: c,
-          describe: `Pearson r(${metricDef(c.x).label}, ${metricDef(c.y).label}) within presets (each preset's runs centred on its own means) over ${r.n} runs of ${c.presets.join(', ')} (${r.groups} presets with 2 or more; Fisher-z 95% on n − presets − 2 degrees of freedom); ${paper}`,
-          n: r.n,
-          estimate: r.r,
-          lower: r.lower,
-          upper: r.upper,
-          verdict: directionalVerdict(c.direction, r),
-          reads: readsOf(c, r.lower, r.upper),
-        };
+        const over = `within presets (each preset's runs centred on its own means) over ${r.n} runs of ${c.presets.join(', ')} (${r.groups} presets with 2 or more; Fisher-z 95% on n − presets − 2 degrees of freedom)`;
+        return correlationResult(c, r, over, paper);
       }
       const xs: number[] = [];
       const ys: number[] = [];
@@ -231,16 +237,7 @@ export function evaluateCheck(c: Check, data: FindingData): CheckResult {
         }
       }
       const r = correlationInterval(xs, ys);
-      return {
-        check: c,
-        describe: `Pearson r(${metricDef(c.x).label}, ${metricDef(c.y).label}) over ${r.n} runs of ${c.presets.join(', ')} (Fisher-z 95%); ${paper}`,
-        n: r.n,
-        estimate: r.r,
-        lower: r.lower,
-        upper: r.upper,
-        verdict: directionalVerdict(c.direction, r),
-        reads: readsOf(c, r.lower, r.upper),
-      };
+      return correlationResult(c, r, `over ${r.n} runs of ${c.presets.join(', ')} (Fisher-z 95%)`, paper);
     }
   }
 }

@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { cliRunner } from './harness';
+import { cliRunner, journal } from './harness';
 
 /** The failure to inject next (null: none). */
 let fail: { journalRecord: string } | { checkpointSave: number } | null = null;
@@ -60,13 +60,6 @@ const { decodeCheckpoint } = await import('../../src/model/checkpoint');
 
 const run = cliRunner(main);
 
-/** metrics.jsonl without the wall-clock fields (they differ between any two runs). */
-const journal = (dir: string) =>
-  readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('timing') && !k.startsWith('perf/') && k !== 'time_ms')));
 
 describe('magic-lab train on a full disk', () => {
   const dir = mkdtempSync(join(tmpdir(), 'magic-enospc-'));

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 /** Runs the CLI in-process and captures what it prints (shared by the CLI tests). */
 export type CliMain = (argv: string[], log: (s: string) => void, err: (s: string) => void) => Promise<number>;
 
@@ -22,3 +24,11 @@ export function cliRunner(main: CliMain): (...argv: string[]) => Promise<CliResu
     return { code, out: out.join('\n'), err: err.join('\n'), errLines: err };
   };
 }
+
+/** metrics.jsonl without the wall-clock fields (they differ between any two runs). */
+export const journal = (dir: string) =>
+  readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('timing') && !k.startsWith('perf/') && k !== 'time_ms')));

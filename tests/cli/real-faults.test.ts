@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
-import { cliRunner } from './harness';
+import { cliRunner, journal } from './harness';
 import { fillLeaving, makeNullDevice, mountTmpfs, realFsSkip, remountReadOnly, unmountAll } from './real-fs';
 
 const run = cliRunner(main);
@@ -21,13 +21,6 @@ const train = (out: string, ...more: string[]) => run('train', '--preset', 'magi
 
 /** Every file of a directory and its bytes: "nothing changed" is this, equal before and after. */
 export const snapshot = (d: string) => Object.fromEntries(readdirSync(d).sort().map((f) => [f, readFileSync(join(d, f)).toString('base64')]));
-/** metrics.jsonl without the wall-clock fields (they differ between any two runs). */
-const journal = (dir: string) =>
-  readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('timing') && !k.startsWith('perf/') && k !== 'time_ms')));
 
 afterAll(() => {
   unmountAll();

@@ -90,6 +90,9 @@ export async function ablate(argv: string[], log: (s: string) => void = console.
   const rung = parseRungFlag(flags.rung) ?? null;
   const out = String(flags.out ?? join(reportsDir, referenceNameAt(finding.id, rung)));
   const o = sweepOptionsFromFlags(flags, finding.presets, out, `magic-lab ablate ${argv.join(' ')}`);
+  if (finding.regime?.rung !== undefined && (rung ?? 'tiny') !== finding.regime.rung) {
+    throw new UsageError(`ablate ${finding.id}: its regime was fixed at the ${finding.regime.rung} rung (src/sweep/coverage.ts); pass --rung ${finding.regime.rung}`);
+  }
   if (finding.regime) {
     // The finding's regime under any --config (which may refine it), and its evaluation size unless --eval-k says otherwise.
     o.config = mergeConfigInput(finding.regime.config, o.config);

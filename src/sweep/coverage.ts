@@ -12,16 +12,25 @@ import { COVERAGE_MID_K, TEMPERATURES, type CoverageProblems } from './run-metri
 import { tInterval } from './stats';
 
 /**
- * The coverage finding's regime. Placeholder-free and valid as shipped, but NOT yet chosen by a
- * tuning search: the presets' own schedule and test set at the sweep's rung, with the offline
- * filter off (so training keeps the problems the base never solves, where exploration could pay),
- * evaluated with 64 samples per problem. A tuning search on seeds 201+ fixes it (e.g. a harder
- * held-out split with data.testDifficulty, a third stage or 800+ steps) before any reported run.
+ * The coverage finding's regime, fixed on tuning seed 201 before any reported run
+ * (reports/coverage-tuning/README.md, which lists every configuration tried): the offline filter
+ * off, so training keeps the problems the base never solves (about half of each batch's groups
+ * solve none at the start), and 800 steps in two stages (80 tokens × 200, 160 × 600), long enough
+ * for the twin to collapse and stay collapsed while MAGIC holds its target. The held-out split
+ * stays at the training level: one level above it (data.testDifficulty 4) the base solves none of
+ * 256 × 64 samples, so no arm could show a difference there.
  */
 export const COVERAGE_REGIME: FindingRegime = {
-  config: { data: { offlineFilter: { enabled: false } } },
+  config: {
+    data: { offlineFilter: { enabled: false } },
+    stages: [
+      { maxResponseLength: 80, steps: 200 },
+      { maxResponseLength: 160, steps: 600 },
+    ],
+  },
   evalK: 64,
-  note: 'the presets\' schedule and test set with the offline filter off (training keeps base-unsolved problems), 64 samples per test problem; not yet tuned',
+  rung: 'small',
+  note: 'offline filter off (training keeps base-unsolved problems), 800 steps (80 tokens × 200, 160 × 600), the held-out split at the training level, 64 samples per test problem; fixed on tuning seed 201 (reports/coverage-tuning)',
 };
 
 /** The metrics the finding's checks compare, at τ = 1.0 (run-metrics.ts COVERAGE_METRICS). */

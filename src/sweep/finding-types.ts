@@ -3,6 +3,7 @@
  * checks, its premises and the finding itself, as report.json stores them.
  */
 import type { RunConfigInput } from '../rl/config';
+import type { RungName } from '../rl/config/rungs';
 
 /** Where a finding runs: a partial config over each preset (under any --config) and the precise evaluations' samples per problem. */
 export interface FindingRegime {
@@ -11,6 +12,8 @@ export interface FindingRegime {
   evalK: number;
   /** Why this regime, in a sentence (printed with the rule). */
   note: string;
+  /** The rung it was fixed at (its schedule fits that rung's context): `ablate` runs the finding there only. */
+  rung?: RungName;
 }
 
 /**

@@ -33,8 +33,9 @@ describe('the coverage finding', () => {
     expect(COVERAGE_CHECK_METRICS).toEqual(['final/pass@1/t1.0', 'final/pass@16/t1.0', 'final/pass@n/t1.0', 'final/base_unsolved_solved/t1.0']);
   });
 
-  it('its regime is valid over both presets at every rung, and both arms still differ in loss.entropy alone', () => {
-    for (const rung of ['tiny', 'small', 'medium'] as const) {
+  it('its regime is valid over both presets at its rung and above, and both arms still differ in loss.entropy alone', () => {
+    expect(COVERAGE_REGIME.rung).toBe('small');
+    for (const rung of ['small', 'medium'] as const) {
       for (const p of COVERAGE_FINDING.presets) {
         const cfg = validateRunConfig(COVERAGE_REGIME.config, getPreset(p, rung));
         expect(cfg.data.offlineFilter.enabled).toBe(false);
@@ -100,9 +101,11 @@ describe('the coverage finding', () => {
     expect(sweepHasRegime(COVERAGE_REGIME, { data: { offlineFilter: { enabled: true } } })).toBe(false);
     expect(sweepHasRegime(COVERAGE_REGIME, COVERAGE_REGIME.config)).toBe(true);
     // A --config that refines the regime (the lead's tuned schedule) still runs under it.
-    const refined = mergeConfigInput(COVERAGE_REGIME.config, { data: { testDifficulty: 3 }, stages: [{ maxResponseLength: 24, steps: 300 }] });
-    expect(refined).toEqual({ data: { offlineFilter: { enabled: false }, testDifficulty: 3 }, stages: [{ maxResponseLength: 24, steps: 300 }] });
+    const refined = mergeConfigInput(COVERAGE_REGIME.config, { data: { testDifficulty: 4 }, update: { lr: 1e-4 } });
+    expect(refined).toEqual({ ...COVERAGE_REGIME.config, data: { offlineFilter: { enabled: false }, testDifficulty: 4 }, update: { lr: 1e-4 } });
     expect(sweepHasRegime(COVERAGE_REGIME, refined)).toBe(true);
+    // Another schedule is another regime.
+    expect(sweepHasRegime(COVERAGE_REGIME, mergeConfigInput(COVERAGE_REGIME.config, { stages: [{ maxResponseLength: 24, steps: 300 }] }))).toBe(false);
     expect(mergeConfigInput(COVERAGE_REGIME.config, null)).toEqual(COVERAGE_REGIME.config);
   });
 });

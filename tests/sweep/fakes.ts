@@ -69,7 +69,7 @@ export function fakeTrain(o: FakeTrainOptions = {}): TrainFn {
       // As train: records without a checkpoint are never overwritten.
       if (existsSync(join(dir, 'metrics.jsonl')) && readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim()) throw new Error(`fake: ${dir} holds records of a run without a checkpoint`);
       const partial = f.config ? JSON.parse(readFileSync(f.config, 'utf8')) : {};
-      cfg = validateRunConfig({ seed: Number(f.seed) }, validateRunConfig(partial, getPreset(f.preset)));
+      cfg = validateRunConfig({ seed: Number(f.seed) }, validateRunConfig(partial, getPreset(f.preset, f.rung ?? undefined)));
       writeFileSync(join(dir, 'config.json'), JSON.stringify(cfg, null, 2) + '\n');
       writeFileSync(metrics(), '');
     }

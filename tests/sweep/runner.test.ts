@@ -226,15 +226,19 @@ describe('sweep runner (fake train and eval)', () => {
     const root = mkdtempSync(join(tmpdir(), 'ablate-coverage-'));
     const reports = join(root, 'reports');
     const evalCalls: string[][] = [];
-    await ablate(['coverage', '--seeds', '2', '--steps', '4', '--reports', reports, '--no-png', '--eval-problems', '16'], () => {}, { train: fakeTrain(), evaluate: fakeEval({ coverage: true, calls: evalCalls }) });
+    // Its regime was fixed at the small rung: anywhere else is refused before anything runs.
+    await expect(ablate(['coverage', '--seeds', '2', '--steps', '4', '--reports', reports, '--no-png'], () => {}, { train: fakeTrain(), evaluate: fakeEval() })).rejects.toThrow(/fixed at the small rung.*pass --rung small/);
+    expect(existsSync(reports)).toBe(false);
+    await ablate(['coverage', '--rung', 'small', '--seeds', '2', '--steps', '4', '--reports', reports, '--no-png', '--eval-problems', '16'], () => {}, { train: fakeTrain(), evaluate: fakeEval({ coverage: true, calls: evalCalls }) });
     // The regime's evaluation size (no --eval-k given) and its config in every run.
     for (const argv of evalCalls) expect(argv[argv.indexOf('--k') + 1]).toBe(String(COVERAGE_REGIME.evalK));
     const pools = readdirSync(join(reports, 'runs'));
     expect(pools).toHaveLength(1);
-    expect(pools[0]).toMatch(/^steps4-default-cfg[0-9a-f]+$/);
+    expect(pools[0]).toMatch(/^steps4-default-cfg[0-9a-f]+-small$/);
     const cfg = JSON.parse(readFileSync(join(reports, 'runs', pools[0], 'magic', 'seed-101', 'config.json'), 'utf8'));
     expect(cfg.data.offlineFilter.enabled).toBe(false);
-    const report = JSON.parse(readFileSync(join(reports, 'coverage', 'report.json'), 'utf8'));
+    expect(cfg.stages.map((s: { maxResponseLength: number; steps: number }) => [s.maxResponseLength, s.steps])).toEqual([[80, 200], [160, 600]]);
+    const report = JSON.parse(readFileSync(join(reports, 'coverage-small', 'report.json'), 'utf8'));
     expect(report.finding.id).toBe('coverage');
     expect(report.result.checks.map((c: { check: { metric: string } }) => c.check.metric)).toEqual([...COVERAGE_CHECK_METRICS]);
     // pass@1, @16 and @n measured in both seeds (the fake base may leave no problem unsolved: then (d) has no seeds).

@@ -112,8 +112,18 @@ test('a new point redraws only the canvas: the frame spans the schedule and rech
   const N = 6;
   for (let n = 2; n <= N + 1; n++) await stepOnce(n);
   const frames = () => page.evaluate(() => (window as unknown as { __frames: Record<string, { causes: string[]; draws: number; newPoints: number; newMarks: string[] }> }).__frames);
-  // Until the α chart has drawn a new event mark (its "α off", step 7 here), a few steps more.
-  for (let n = N + 2; n <= N + 7 && (await frames())['entropy-coeff'].newMarks.length === 0; n++) await stepOnce(n);
+  // Until the α chart has drawn a new event mark (its "α off", step 7 here), a few steps more. Each chart redraws on its
+  // own interval, so wait for the α chart's own redraw of step n before deciding to step again: a step taken too early can
+  // switch α back on, and an off–on gap that short merges into one span (the "α off" mark is gone, by design).
+  const alphaOffDrawn = async (n: number) => {
+    await expect(chart('entropy-coeff')).toHaveAttribute('data-points', String(n), { timeout: 10_000 });
+    const canvas = chart('entropy-coeff').locator('canvas.chart-canvas');
+    return expect
+      .poll(async () => (await canvas.getAttribute('data-marks')) ?? '', { timeout: 3_000 })
+      .toMatch(/controller-off@\d+/)
+      .then(() => true, () => false);
+  };
+  for (let n = N + 2; n <= N + 7 && !(await alphaOffDrawn(n - 1)); n++) await stepOnce(n);
   // A chart may fold two quick steps into one redraw (its redraw interval): each redraw with new points is counted.
   await expect.poll(async () => Object.values(await frames()).every((s) => s.newPoints >= N - 1 && s.draws >= s.newPoints), { timeout: 10_000 }).toBe(true);
   const seen = await frames();

@@ -2,10 +2,10 @@
  * User faults outside the file system, each one line and exit 2 (or a clear stop): resource flags
  * past what the machine runs, a usage error printed to a closed stderr, random init with the offline
  * filter on, a shortened SFT run, and a real policy collapse (the tiny rung's base at lr 1 without a
- * gradient clip: reward 0 and entropy ~0.12 nats from step 2 on).
+ * gradient clip: reward 0 and entropy ~0.12 nats from step 2 on), also across a kill -9 and resume.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -74,4 +74,27 @@ describe('a real policy collapse', () => {
     expect(stopped.errLines).toHaveLength(1);
     expect(stopped.err).toMatch(/^magic-lab train: the policy collapsed by step 6: .*; stopped \(--stop-on-collapse\) — no checkpoint was written before it$/);
   }, 120_000);
+
+  it('the streak survives a kill -9 and resume inside the collapse window (rebuilt from the journal): the warning and the stop still come at step 6', async () => {
+    // Checkpoint at step 4, killed (SIGKILL) after step 5's records: the streak was 4 (steps 2–5).
+    const killed = join(dir, 'collapse-killed');
+    const cfgK = join(dir, 'collapse-ckpt.json');
+    writeFileSync(cfgK, JSON.stringify({ ...JSON.parse(readFileSync(cfg, 'utf8')), checkpoint: { everySteps: 4 } }));
+    const k = spawnSync(process.execPath, [join(__dirname, 'kill-at-step.mjs'), '5', 'train', '--rung', 'tiny', '--config', cfgK, '--backend', 'wasm', '--threads', '1', '--quiet', '--out', killed], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(k.signal, k.stderr).toBe('SIGKILL');
+    const steps = readFileSync(join(killed, 'metrics.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"type":"step"'));
+    expect(steps).toHaveLength(5);
+    const copy = join(dir, 'collapse-killed-2');
+    cpSync(killed, copy, { recursive: true });
+
+    // The resume drops step 5 and goes on from the step-4 checkpoint with the streak at 3 (steps 2–4), not 0.
+    const warned = await run('train', '--resume', killed, '--backend', 'wasm', '--threads', '1', '--quiet');
+    expect(warned.code, warned.err).toBe(0);
+    expect(warned.out).toMatch(/warning: the policy collapsed by step 6: .*; --stop-on-collapse stops a run here/);
+    expect(warned.out.match(/policy collapsed/g)).toHaveLength(1);
+
+    const stopped = await run('train', '--resume', copy, '--backend', 'wasm', '--threads', '1', '--quiet', '--stop-on-collapse');
+    expect(stopped.code).toBe(1);
+    expect(stopped.errLines).toEqual([expect.stringMatching(new RegExp(`^magic-lab train: the policy collapsed by step 6: .*; stopped \\(--stop-on-collapse\\) — the last good checkpoint is ${copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/checkpoint\\.mlck \\(step 4\\)$`))]);
+  }, 240_000);
 });

@@ -27,6 +27,30 @@ describe('resource flags and usage faults', () => {
     expect(existsSync(join(dir, 't'))).toBe(false);
   });
 
+  it('every flag that sizes memory or time, past what the machine does: exit 2, one line naming the flag and its bound, nothing written', async () => {
+    const ck = 'public/checkpoints/base.mlck';
+    const w = ['--backend', 'wasm', '--threads', '1'];
+    const cases: [string[], RegExp][] = [
+      [['sweep', '--presets', 'magic-tiny', '--seeds', '100000000', '--out', join(dir, 'sw-seeds'), ...w], /^magic-lab sweep: --seeds: must be at most 10000 \(every run of a sweep is planned and checked before the first one trains; each seed is a whole run per preset\), got 100000000$/],
+      [['sweep', '--presets', 'magic-tiny', '--seeds', '1', '--eval-k', '100000000', '--out', join(dir, 'sw-k'), ...w], /^magic-lab sweep: --eval-k: evaluating 8 problems × 100000000 samples would hold .* of JS objects; this process may use .* \(run magic-tiny\)$/],
+      [['sweep', '--presets', 'magic-tiny', '--seeds', '1', '--eval-problems', '100000000', '--out', join(dir, 'sw-p'), ...w], /^magic-lab sweep: --eval-problems: preset magic-tiny's test set has 8 problems, asked for 100000000$/],
+      [['sweep', '--presets', 'magic-tiny', '--steps', '1e300', '--out', join(dir, 'sw-steps'), ...w], /^magic-lab sweep: --steps: must be at most 9007199254740991 \(the largest exact integer\), got 1e\+300$/],
+      [['eval', '--checkpoint', ck, '--k', '100000000', ...w], /^magic-lab eval: --k: evaluating 64 problems × 100000000 samples would hold .* of JS objects; this process may use /],
+      [['eval', '--checkpoint', ck, '--problems', '100000000', ...w], /^magic-lab eval: --problems: the test set has 256 problems, asked for 100000000$/],
+      [['data', 'filter', '--checkpoint', ck, '--samples', '100000000', ...w], /^magic-lab data: data\.offlineFilter\.samples: must be an integer in \[2, 1024\], got 100000000$/],
+      [['train', '--preset', 'magic-tiny', '--steps', '1e300', '--out', join(dir, 'tr-steps'), ...w], /^magic-lab train: --steps: must be at most 9007199254740991 /],
+      [['sft', '--rung', 'tiny', '--steps', '100000000000', '--out', join(dir, 'sft-steps'), ...w], /^magic-lab sft: config: steps: must be an integer in \[1, 1000000000\], got 100000000000$/],
+      [['bench', '--steps', '1000000000', ...w], /^magic-lab bench: --steps: must be at most 100000 \(a bench times steps, it does not train\), got 1000000000$/],
+      [['bench', '--rl-steps', '1000000000', ...w], /^magic-lab bench: --rl-steps: must be at most 100000 /],
+    ];
+    for (const [argv, line] of cases) {
+      const r = await run(...argv);
+      expect(r.code, `${argv.join(' ')}: ${r.err}`).toBe(2);
+      expect(r.errLines, argv.join(' ')).toEqual([expect.stringMatching(line)]);
+    }
+    for (const d of ['sw-seeds', 'sw-k', 'sw-p', 'sw-steps', 'tr-steps', 'sft-steps']) expect(existsSync(join(dir, d)), d).toBe(false);
+  }, 120_000);
+
   it('a usage error with stdout and stderr on a closed pipe still exits 2 (no EPIPE trace, no exit 1)', () => {
     // The reader (true) exits at once; the CLI starts a second later and writes its one line into the closed pipe.
     const status = join(dir, 'status');

@@ -42,6 +42,7 @@ describe('resource flags and usage faults', () => {
       [['sft', '--rung', 'tiny', '--steps', '100000000000', '--out', join(dir, 'sft-steps'), ...w], /^magic-lab sft: config: steps: must be an integer in \[1, 1000000000\], got 100000000000$/],
       [['bench', '--steps', '1000000000', ...w], /^magic-lab bench: --steps: must be at most 100000 \(a bench times steps, it does not train\), got 1000000000$/],
       [['bench', '--rl-steps', '1000000000', ...w], /^magic-lab bench: --rl-steps: must be at most 100000 /],
+      [['bench', '--config', 'batch=100000000', ...w], /^magic-lab bench: out of memory: CPU engine: out of memory \(needs \d+ MiB, limit \d+ MiB\) — use a smaller model, batch or --problems/],
     ];
     for (const [argv, line] of cases) {
       const r = await run(...argv);

@@ -1,9 +1,49 @@
 import { expect, test, type Page } from '@playwright/test';
 import { exportedSteps, longTinyUrl, openLab, playThenPause, stepOf, waitForState, waitForStep } from './helpers';
 
-// One origin, several tabs, a tab that closes, storage that goes away (issue #27). In each, nothing
-// that was reported saved is lost, and the page says what happened in one sentence (data-testid
-// "run-access"; its data-kind says which case).
+// One origin, several tabs, a tab that crashes, storage that goes away. In each, nothing that was
+// reported saved is lost, and the page says what happened in one sentence (data-testid
+// "run-access"; its data-kind says which case). What is saved is read from IndexedDB directly
+// (`stored`), never from a tab's screen, and a tab goes away by a real renderer crash (CDP
+// Page.crash), not page.close(), which lets the page run its unload work.
+
+interface Stored {
+  runs: { id: string; name: string; steps: number[]; checkpointStep?: number }[];
+  checkpoints: { runId: string; step: number; bytes: number }[];
+}
+
+/** What this origin's IndexedDB holds now, read in `page` with its own connection (not through the page's store). */
+async function stored(page: Page): Promise<Stored> {
+  return page.evaluate(
+    () =>
+      new Promise<Stored>((resolve, reject) => {
+        const req = indexedDB.open('magic-lab');
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const db = req.result;
+          const tx = db.transaction(['runs', 'checkpoints'], 'readonly');
+          const runs = tx.objectStore('runs').getAll();
+          const cks = tx.objectStore('checkpoints').getAll();
+          tx.onerror = () => reject(tx.error);
+          tx.oncomplete = () => {
+            db.close();
+            resolve({
+              runs: runs.result.map((r: { id: string; name: string; steps: { step: number }[]; checkpointStep?: number }) => ({ id: r.id, name: r.name, steps: r.steps.map((x) => x.step), checkpointStep: r.checkpointStep })),
+              checkpoints: cks.result.map((c: { runId: string; step: number; bytes: ArrayBuffer }) => ({ runId: c.runId, step: c.step, bytes: c.bytes.byteLength })),
+            });
+          };
+        };
+      }),
+  );
+}
+
+/** Crashes the tab's renderer process (what a browser crash does to a tab): nothing more of its JavaScript runs. */
+async function crash(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  const crashed = page.waitForEvent('crash');
+  void cdp.send('Page.crash').catch(() => undefined); // never answered: the renderer is gone
+  await crashed;
+}
 
 /** The "resume @N" step a run row offers (its last saved checkpoint). */
 async function resumeStep(page: Page): Promise<number> {
@@ -40,6 +80,11 @@ test('two tabs on one run: the second cannot resume, rename or delete the run th
   await expect(banner).toContainText('so this tab cannot delete it');
   await expect(row).toHaveCount(1);
 
+  // Refused means nothing written: the stored record keeps its name, the run and its checkpoint are there.
+  const refusedRead = await stored(b);
+  expect(refusedRead.runs.map((r) => r.name)).toEqual([name]);
+  expect(refusedRead.checkpoints.map((c) => c.runId)).toEqual(refusedRead.runs.map((r) => r.id));
+
   await b.getByTestId('run-access-read-only').click();
   await expect(banner).toHaveAttribute('data-kind', 'read-only');
   await expect(banner).toContainText(`${name} is shown read-only: another tab is training it`);
@@ -51,41 +96,66 @@ test('two tabs on one run: the second cannot resume, rename or delete the run th
   await waitForState(a, 'paused');
   const later = await stepOf(a);
   await expect(row.getByTestId('run-steps')).toHaveText(`${later} steps`, { timeout: 15_000 });
-  await expect(a.getByTestId('run-row').getByTestId('run-name')).toHaveText(name);
+  // In storage (read directly): every step of tab A under its name, and its checkpoints (every 2 steps) up to the last.
+  await expect.poll(async () => (await stored(b)).runs.map((r) => [r.name, r.steps.join(',')]), { timeout: 15_000 }).toEqual([[name, oneToN(later).join(',')]]);
+  const lastCk = later - (later % 2);
+  await expect.poll(async () => (await stored(b)).checkpoints.map((c) => c.step), { timeout: 15_000 }).toEqual([lastCk]);
 
-  // Tab A closes (its lock goes with it): tab B may now train the run, from its last checkpoint.
-  await a.close();
-  const ck = await resumeStep(b);
-  expect(ck).toBeGreaterThanOrEqual(paused - 1);
+  // Tab A's renderer crashes (its lock goes with it): tab B may now train the run, from A's last checkpoint.
+  await crash(a);
+  const afterCrash = await stored(b);
+  expect(afterCrash.checkpoints.map((c) => c.step)).toEqual([lastCk]); // losing the last two checkpoints would leave lastCk − 4
+  expect(afterCrash.runs[0].steps).toEqual(oneToN(later));
+  await expect.poll(() => resumeStep(b), { timeout: 15_000 }).toBe(lastCk);
   await row.getByTestId('run-resume').click();
   await waitForState(b, 'paused');
   await expect(banner).toHaveCount(0);
-  expect(await stepOf(b)).toBe(ck);
-  expect(await exportedSteps(b, row)).toEqual(oneToN(ck));
+  expect(await stepOf(b)).toBe(lastCk);
+  expect(await exportedSteps(b, row)).toEqual(oneToN(lastCk));
+  expect((await stored(b)).runs[0].steps).toEqual(oneToN(lastCk));
+
+  // Deleted here (tab B holds it now): the run and its checkpoint leave storage together.
+  await row.getByTestId('run-delete').click();
+  await expect(row).toHaveCount(0);
+  await expect.poll(async () => { const st = await stored(b); return [st.runs.length, st.checkpoints.length]; }, { timeout: 15_000 }).toEqual([0, 0]);
 });
 
-test('a tab closed mid-save: every step reported saved is there when the run is opened again', async ({ context }) => {
+test('a tab crashed mid-save: every step and checkpoint reported saved is there when the run is opened again', async ({ context }) => {
   const a = await context.newPage();
-  await openLab(a, longTinyUrl(30, '&checkpoint.everySteps=0'));
-  const saved = await playThenPause(a, 3);
+  await openLab(a, longTinyUrl(30, '&checkpoint.everySteps=2'));
+  const first = await playThenPause(a, 3);
   await a.getByTestId('checkpoint-save').click();
-  await expect(a.getByTestId('notice')).toContainText(`Checkpoint saved at step ${saved}.`);
+  await expect(a.getByTestId('notice')).toContainText(`Checkpoint saved at step ${first}.`);
   await a.getByTestId('play').click();
-  await waitForStep(a, saved + 3);
+  await waitForStep(a, first + 5);
+  await a.getByTestId('pause').click();
+  await waitForState(a, 'paused');
+  // Saved, read directly: the periodic checkpoints since (every 2 steps), and the record's steps up to the pause.
+  const paused = await stepOf(a);
+  const saved = Math.max(first, paused - (paused % 2));
+  await expect.poll(async () => (await stored(a)).checkpoints.map((c) => c.step), { timeout: 15_000 }).toEqual([saved]);
+  await expect.poll(async () => (await stored(a)).runs[0]?.steps.length, { timeout: 15_000 }).toBe(paused);
+  await a.getByTestId('play').click();
+  await waitForStep(a, paused + 1);
   await a.getByTestId('checkpoint-save').click();
-  await a.close(); // with that save in flight
+  await crash(a); // with that save in flight
 
   const b = await context.newPage();
   await openLab(b, longTinyUrl(30));
   const row = b.getByTestId('run-row');
   await expect(row).toHaveCount(1);
-  const ck = await resumeStep(b);
-  expect(ck).toBeGreaterThanOrEqual(saved);
+  const after = await stored(b);
+  // The saved checkpoint, or the one in flight if it landed whole (with its records): never an older one.
+  const ck = after.checkpoints[0].step;
+  expect(ck).toBeGreaterThanOrEqual(saved); // the last two checkpoints lost would leave saved − 4
+  expect(after.runs[0].checkpointStep).toBe(ck);
+  expect(after.runs[0].steps.slice(0, ck)).toEqual(oneToN(ck));
+  expect(await resumeStep(b)).toBe(ck);
   const banner = b.getByTestId('run-access');
   await expect(banner).toHaveAttribute('data-kind', 'visit');
   await expect(banner).toContainText(`did not finish (it stopped at step`);
   await expect(banner).toContainText(`in a tab now closed); resume @${ck} continues it from its last saved checkpoint.`);
-  expect((await exportedSteps(b, row)).slice(0, saved)).toEqual(oneToN(saved));
+  expect((await exportedSteps(b, row)).slice(0, ck)).toEqual(oneToN(ck));
   await row.getByTestId('run-resume').click();
   await waitForState(b, 'paused');
   expect(await stepOf(b)).toBe(ck);

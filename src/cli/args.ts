@@ -51,6 +51,8 @@ export function parseFlags(argv: string[], spec: Record<string, FlagSpec>, comma
     const n = Number(value);
     if (value.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${name}: expected a number, got ${JSON.stringify(value)}`);
     if (s.type === 'int' && !Number.isInteger(n)) throw new UsageError(`--${name}: expected an integer, got ${JSON.stringify(value)}`);
+    // Past 2^53 integers are not exact (1e300 is an "integer"): no count or seed a command takes is that large.
+    if (s.type === 'int' && !Number.isSafeInteger(n)) throw new UsageError(`--${name}: must be at most ${Number.MAX_SAFE_INTEGER} (the largest exact integer), got ${n}`);
     if (s.min !== undefined && n < s.min) throw new UsageError(`--${name}: must be at least ${s.min}, got ${n}`);
     if (s.max !== undefined && n > s.max.value) throw new UsageError(`--${name}: must be at most ${s.max.value} (${s.max.why}), got ${n}`);
     out[name] = n;

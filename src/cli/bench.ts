@@ -19,13 +19,16 @@ import { roofline, type RooflineResult } from './roofline';
 import { parseRungFlag, RUNG_FLAG } from './rung';
 import { rungBaseConfig, type RungName } from '../rl/config';
 
+/** Timed steps a bench takes at most: a bench times steps, it does not train (100,000 is hours even at the tiny rung). */
+const BENCH_MAX_STEPS = { value: 100_000, why: 'a bench times steps, it does not train' };
+
 export const BENCH_FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string', help: 'model/batch size, e.g. vocab=32,ctx=64,dModel=64,layers=2,heads=4,batch=16 (over --rung\'s model when given)' },
   rung: { ...RUNG_FLAG, help: `${RUNG_FLAG.help}: bench that rung's model (batch 16 unless --config says), and --rl-steps its magic preset from its base` },
   json: { type: 'string', help: 'also write the results as JSON to this file' },
-  steps: { type: 'int', min: 1, help: 'timed train steps (default 10)' },
-  'rl-parts': { type: 'int', min: 2, help: "only this: N rounds of an RL step of the magic preset (--rung's, from its base, eval off) and its rollout decode, actor update and the preset's held-out eval run alone on the same engine; per phase in step / alone, the step / Σ parts (target ≤ 1.3×), eval / rollout of equal tokens (target ≤ 2×); round 1 is warm-up" },
-  'rl-steps': { type: 'int', min: 2, help: "also time this many RL steps of the magic preset from the shipped base (the trainer's perf/step_s; median after the first)" },
+  steps: { type: 'int', min: 1, max: BENCH_MAX_STEPS, help: 'timed train steps (default 10)' },
+  'rl-parts': { type: 'int', min: 2, max: BENCH_MAX_STEPS, help: "only this: N rounds of an RL step of the magic preset (--rung's, from its base, eval off) and its rollout decode, actor update and the preset's held-out eval run alone on the same engine; per phase in step / alone, the step / Σ parts (target ≤ 1.3×), eval / rollout of equal tokens (target ≤ 2×); round 1 is warm-up" },
+  'rl-steps': { type: 'int', min: 2, max: BENCH_MAX_STEPS, help: "also time this many RL steps of the magic preset from the shipped base (the trainer's perf/step_s; median after the first)" },
   roofline: { type: 'bool', help: 'the CPU engine against its ceilings: peak GFLOP/s (1 and N threads), triad GB/s, and each rung\'s train step and sampling as a share of peak (BENCHMARKS.md, Roofline)' },
   svg: { type: 'string', help: 'with --roofline: write the efficiency chart (SVG) to this file, e.g. docs/roofline.svg' },
   compare: { type: 'bool', help: 'run WebGPU and the CPU engine one after the other and print the ratios (cpu / webgpu)' },

@@ -16,6 +16,7 @@ import { FileReadError, readLinesSync } from '../run/read-file';
 import { explainFsCode, openReplacement } from '../run/write-file';
 import { warningLines, type VerlLineSource } from '../verl/import';
 import { parseFlags, UsageError, type FlagSpec } from './args';
+import { nodeHostLimits } from './resources';
 
 export const IMPORT_VERL_FLAGS: Record<string, FlagSpec> = {
   out: { type: 'string', help: 'run file to write (MAGIC Lab JSONL: the page\'s "Import run…" reads it)' },
@@ -105,7 +106,8 @@ export async function importVerl(argv: string[], log: (s: string) => void, err: 
     }
   });
   const val = flags['val-temperature'] !== undefined || flags['val-n'] !== undefined ? { temperature: flags['val-temperature'] as number | undefined, n: flags['val-n'] as number | undefined } : undefined;
-  const opts = { val, tag: flags.tag as string | undefined };
+  // The merged step table may take half this machine's memory (src/verl/step-table.ts states what it holds).
+  const opts = { val, tag: flags.tag as string | undefined, maxTableBytes: nodeHostLimits().memoryBytes };
   const over = { ...(flags.name !== undefined ? { name: flags.name as string } : {}), ...(config ? { config } : {}) };
 
   // The run file goes to a temp file beside --out (every byte checked), renamed into place once

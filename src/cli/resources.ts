@@ -48,8 +48,8 @@ export async function checkSweepFits(runs: { preset: string; config: RunConfig }
       try {
         check(config);
       } catch (e) {
-        // Several presets share a sweep: say whose config it is.
-        if (e instanceof ResourceError) throw new ResourceError(e.field, `${e.message.slice(e.field.length + 2)} (run ${preset})`);
+        // Several presets share a sweep: say whose config it is; eval's --k is the sweep's --eval-k.
+        if (e instanceof ResourceError) throw new ResourceError(e.field === '--k' ? '--eval-k' : e.field, `${e.message.slice(e.field.length + 2)} (run ${preset})`);
         throw e;
       }
     }

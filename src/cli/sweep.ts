@@ -29,8 +29,11 @@ export const BACKENDS = ['auto', 'webgpu', 'wasm'];
 export const DEFAULT_SEED_BASE = 101;
 
 /** Flags sweep and ablate share. */
+/** The most seeds a sweep takes per preset (planning 10^8 of them used to hang the sweep before it printed anything). */
+export const MAX_SEEDS = 10_000;
+
 export const RUN_FLAGS: Record<string, FlagSpec> = {
-  seeds: { type: 'int', min: 1, help: 'seeds per preset (default 5)' },
+  seeds: { type: 'int', min: 1, max: { value: MAX_SEEDS, why: 'every run of a sweep is planned and checked before the first one trains; each seed is a whole run per preset' }, help: `seeds per preset (default 5, at most ${MAX_SEEDS})` },
   'seed-base': { type: 'int', min: 0, help: `first seed; seeds are S, S+1, … (default ${DEFAULT_SEED_BASE}, away from seed 1 the defaults were tuned on)` },
   steps: { type: 'int', min: 1, help: 'steps per run (default: each preset\'s whole schedule); prefer it to --minutes' },
   minutes: { type: 'number', min: 0, help: 'wall-clock minutes per run (what ran is recorded; not reproducible across machines)' },

@@ -307,8 +307,11 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
     const metricsFile = join(out, 'metrics.jsonl');
     const samplesFile = join(out, 'samples.jsonl');
     let evaluatedAt = -1;
+    // Steps in a row with entropy and reward at zero (src/rl/collapse.ts); a resume rebuilds it from the journal's kept step records.
+    let collapse = 0;
     // Drops records written after the checkpoint at `step` (a crash between the two, or a lost GPU device): they will be recomputed identically.
     const cutJournals = (step: number) => {
+      collapse = 0;
       // Each journal is written whole beside itself first (src/run/journal.ts); only when every one
       // was written are they renamed into place, so a full disk or damage found late changes none.
       const pending: (PendingJournal & { file: string })[] = [];
@@ -317,6 +320,7 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
           if (!existsSync(f)) continue;
           const keep = (r: Record<string, unknown>) => {
             if (((r.step as number | undefined) ?? 0) > step) return false;
+            if (f === metricsFile && r.type === 'step') collapse = collapseStreak(collapse, r['actor/entropy'] as number, r['critic/score/mean'] as number, trainer.config.model.vocabSize);
             // A finished run resumed again already has its final evaluation: do not append a second one.
             if (f === metricsFile && r.type === 'eval' && r.step === step) evaluatedAt = step;
             return true;
@@ -363,7 +367,6 @@ async function runLocked(o: TrainRunOptions, log: (s: string) => void, hooks: Tr
       savedStep = trainer.step;
     };
     let lastEval: EvalRecord | null = null;
-    let collapse = 0; // steps in a row with entropy and reward at zero (src/rl/collapse.ts)
     const t0 = performance.now();
     const maxSteps = o.steps;
     const minutes = o.minutes;

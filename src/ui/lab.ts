@@ -14,7 +14,7 @@ import type { BackendChoice, FromWorker, TokenProbsAnswer, ToWorker } from '../w
 import { queueRunner } from './controller/queue';
 import { referenceRuns } from './controller/reference-runs';
 import { runFiles, uploadProblem } from './controller/run-files';
-import { LastDeleted, RunPersister, SaveRequest, UploadedRuns } from './controller/storage';
+import { LastDeleted, lockedWriter, RunPersister, SaveRequest, UploadedRuns } from './controller/storage';
 import { TokenProbsRequests, type TokenProbsQuestion } from './controller/token-probs';
 import { replaceSearch, syncUrl } from './controller/url-sync';
 import { baseCheckpointUrl, rungControl } from './controller/rungs';
@@ -79,11 +79,19 @@ function stopWorkerRun(): void {
 const access = runAccess(useLab, browserEnv());
 export const { openReadOnly, dismiss: dismissRunAccess } = access;
 
-// A failed write keeps the run in the store; db.ts reports the reason once (the storage warning).
-const persister = new RunPersister((id) => {
+/** Writes a run's record as it is now; a failed write keeps the run in the store (db.ts reports the reason once, the storage warning). */
+async function putRun(id: string): Promise<void> {
   const run = get().runs[id];
-  if (run) dbPutRun(run).then((stored) => stored && access.saved(), () => undefined);
-});
+  if (run) await dbPutRun(run).then((stored) => stored && access.saved(), () => undefined);
+}
+
+// The periodic writer writes only runs whose lock this tab holds (storage.ts, lockedWriter), else stops.
+const persister = new RunPersister(lockedWriter((id) => access.holding(id), putRun));
+
+/** A run this tab does not train (an import, an Undo), written once under its lock taken for the write. */
+function persistOnce(id: string) {
+  void access.putOnce(id, () => putRun(id));
+}
 
 function persistRun(id: string, now = false) {
   persister.persist(id, now);
@@ -241,7 +249,7 @@ export async function startLab(): Promise<() => void> {
   mine.send({ type: 'init', backend });
   void loadReferenceIndex();
   const unsubscribeStorage = onStorageProblem((p) => get().setStorageWarning(p.reason));
-  const unsubscribeLocks = access.watchLiveRun();
+  const unsubscribeLocks = access.watchLiveRun((id) => persister.flush(id));
   void requestPersistentStorage().then((ok) => get().setStoragePersisted(ok));
   try {
     const runs = await dbAllRuns();
@@ -309,9 +317,9 @@ export function startNewRun(opts: { paused?: boolean; checkpoint?: ArrayBuffer; 
   s.addRun(run, { activate: true });
   s.setSamples(id, 0, []);
   s.setError(null);
+  access.started(id); // before its first write: the writer waits for this request
   persistRun(id, true);
   s.setLiveState({ runId: id, state: 'starting', step: 0, stage: 0 });
-  access.started(id);
   send({ type: 'start', runId: id, config, paused: opts.paused, ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : { baseCheckpointUrl: baseCheckpointUrl(config, preset, import.meta.env.BASE_URL) }) });
   return id;
 }
@@ -418,12 +426,12 @@ export async function uploadCheckpoint(file: File) {
   if (id) uploads.started(id, file.name);
 }
 
-export const { downloadCheckpoint, exportRun, importRunFile } = runFiles(useLab, { persistRun, newRunId: () => newRunId() });
+export const { downloadCheckpoint, exportRun, importRunFile } = runFiles(useLab, { persistRun: (id) => persistOnce(id), newRunId: () => newRunId() });
 
 export function renameRun(runId: string, name: string) {
-  void access.write(runId, 'rename', () => {
+  void access.write(runId, 'rename', async () => {
     get().renameRun(runId, name);
-    persistRun(runId, true);
+    await putRun(runId); // under the lock taken for the rename
   });
 }
 
@@ -451,8 +459,11 @@ export async function undoDelete() {
   const d = lastDeleted.take();
   if (!d) return;
   get().addRun(d.run);
-  persistRun(d.run.id, true);
-  if (d.checkpoint) await dbPutCheckpoint(d.checkpoint);
+  const checkpoint = d.checkpoint;
+  await access.putOnce(d.run.id, async () => {
+    await putRun(d.run.id);
+    if (checkpoint) await dbPutCheckpoint(checkpoint);
+  });
   get().setNotice(`Restored ${d.run.name}.`);
 }
 

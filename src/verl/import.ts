@@ -103,7 +103,7 @@ export function importVerlRun(files: readonly VerlInputFile[], opts: VerlImportO
 /** importVerlRun over files read line by line: each file is read twice (format, then points), never whole. */
 export function importVerlSources(files: readonly VerlLineSource[], opts: VerlImportOptions = {}): VerlImportStream {
   if (files.length === 0) throw new VerlImportError('(no file)', 'nothing to import');
-  const table = new StepTable(files.map((f) => f.name));
+  const table = new StepTable(files.map((f) => f.name), opts.maxTableBytes);
   let fileIdx = 0;
   let emitted = 0;
   const sink: Sink = { emit: (l) => (emitted++, table.add(l, fileIdx)), warnings: [], notes: [], val: { temperature: new Set(), n: new Set() }, pendingValKwargs: '' };
@@ -155,11 +155,7 @@ function buildRecords(table: StepTable, sink: Sink, formats: VerlFormat[], opts:
     }
     if (hi === -Infinity || (lo >= 0 && hi <= 1)) continue;
     if (lo >= 0 && hi <= 100) {
-      const c = table.cols[id];
-      for (const a of order) {
-        if (table.has(table.trainSig[a], id)) c.train[a] /= 100;
-        if (table.has(table.valSig[a], id)) c.val![a] /= 100;
-      }
+      table.scale(id, 100);
       sink.notes.push(`${key}: values up to ${hi} read as percent, divided by 100`);
     } else {
       unscalable.add(key);
@@ -254,7 +250,7 @@ function buildRecords(table: StepTable, sink: Sink, formats: VerlFormat[], opts:
       if (sig === 0) continue;
       const rec: Record<string, number> = { step: table.steps[a], time_ms: NaN };
       for (const k of STEP_METRIC_KEY_LIST) rec[k] = NaN;
-      for (const id of table.sigKeys[sig]) rec[nameOf(id)] = table.cols[id].train[a];
+      for (const id of table.sigKeys[sig]) rec[nameOf(id)] = table.get(id, a, 'train')!;
       const stepS = rec[STEP_METRIC_KEYS.stepS];
       if (Number.isFinite(stepS)) clock += stepS;
       const runtimeS = table.runtimeS[a];
@@ -270,7 +266,7 @@ function buildRecords(table: StepTable, sink: Sink, formats: VerlFormat[], opts:
       const sig = table.valSig[a];
       if (sig === 0) continue;
       const rec: Record<string, number> = { step: table.steps[a] };
-      for (const id of table.sigKeys[sig]) rec[nameOf(id)] = table.cols[id].val![a];
+      for (const id of table.sigKeys[sig]) rec[nameOf(id)] = table.get(id, a, 'val')!;
       yield rec as EvalRecord;
     }
   }

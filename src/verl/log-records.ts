@@ -50,6 +50,8 @@ export interface VerlImportOptions {
   val?: ValSettings;
   /** TensorBoard per-tag CSV: the tag, instead of reading it from the file name. */
   tag?: string;
+  /** The most the merged step table may hold, in bytes (src/verl/step-table.ts); past it the import is refused. Unset: no bound. */
+  maxTableBytes?: number;
 }
 
 export interface VerlInputFile {

@@ -52,11 +52,31 @@ export function runAccess(lab: Lab, env: { locks: LockManagerLike | null; storag
   }
 
   return {
-    /** Lets go of a run's lock when another run (or none) becomes this tab's live run. Returns the unsubscribe. */
-    watchLiveRun(): () => void {
+    /**
+     * Lets go of a run's lock when another run (or none) becomes this tab's live run, after
+     * `beforeRelease` (the run's pending record write) is done; kept when the run is live here
+     * again by then. Returns the unsubscribe.
+     */
+    watchLiveRun(beforeRelease: (runId: string) => Promise<void> = async () => {}): () => void {
       return lab.subscribe((cur, prev) => {
-        if (prev.liveRunId && cur.liveRunId !== prev.liveRunId) locks.release(prev.liveRunId);
+        const id = prev.liveRunId;
+        if (!id || cur.liveRunId === id) return;
+        void beforeRelease(id)
+          .catch(() => undefined)
+          .then(() => {
+            if (get().liveRunId !== id) locks.release(id);
+          });
       });
+    },
+
+    /** Whether this tab holds the run's lock (its own request in flight answered first): the run-record writer's check. */
+    holding(runId: string): Promise<boolean> {
+      return locks.holding(runId);
+    },
+
+    /** A one-off write of a run this tab does not train (an import, an Undo), under the run's lock taken for it; false when another tab holds it. */
+    async putOnce(runId: string, put: () => Promise<unknown> | unknown): Promise<boolean> {
+      return (await locks.withLock(runId, put)) === 'held';
     },
 
     /** A run just created here (no other tab can know its id). */

@@ -30,6 +30,13 @@ export class RunLocks {
     return this.locks === null || this.held.has(runId);
   }
 
+  /** Whether this tab holds the run's lock, once its own request in flight (if any) is answered; never takes it. */
+  async holding(runId: string): Promise<boolean> {
+    if (this.holds(runId)) return true;
+    const waiting = this.pending.get(runId);
+    return waiting !== undefined && (await waiting) === 'held' && this.holds(runId);
+  }
+
   /** Takes the run's lock if no tab holds it (never waits): 'held' when this tab now holds it. */
   acquire(runId: string): Promise<LockResult> {
     if (this.holds(runId)) return Promise.resolve('held');

@@ -14,14 +14,14 @@ export class RunPersister {
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(
-    private readonly write: (runId: string) => void,
+    private readonly write: (runId: string) => Promise<void> | void,
     private readonly ms = PERSIST_MS,
   ) {}
 
   persist(runId: string, now = false): void {
     const write = () => {
       this.timers.delete(runId);
-      this.write(runId);
+      void this.write(runId);
     };
     if (now) {
       const t = this.timers.get(runId);
@@ -29,6 +29,27 @@ export class RunPersister {
       write();
     } else if (!this.timers.has(runId)) this.timers.set(runId, setTimeout(write, this.ms));
   }
+
+  /** The run's pending write, made now (resolves when it is done); nothing when none is pending. */
+  async flush(runId: string): Promise<void> {
+    const t = this.timers.get(runId);
+    if (!t) return;
+    clearTimeout(t);
+    this.timers.delete(runId);
+    await this.write(runId);
+  }
+}
+
+/**
+ * The run-record writer of a tab: `put` runs only while `holding` says this tab holds the run's lock
+ * (controller/run-lock.ts); otherwise it stops there and writes nothing, so a tab that let go of a
+ * run (Reset, another run, a claim by another tab after that) never lands its older copy over the
+ * copy of the tab that trains it now.
+ */
+export function lockedWriter(holding: (runId: string) => Promise<boolean>, put: (runId: string) => Promise<void> | void): (runId: string) => Promise<void> {
+  return async (runId) => {
+    if (await holding(runId)) await put(runId);
+  };
 }
 
 /** Whether the user asked for the next checkpoint (Save): its arrival is then a notice. */

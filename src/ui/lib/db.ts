@@ -161,10 +161,21 @@ export const dbPutRun = (run: RunData): Promise<boolean> =>
     .catch(writeFailed);
 /** A run as stored now (another tab may have written it since this one read it). */
 export const dbGetRun = (id: string) => request<RunData>('runs', 'readonly', (s) => s.get(id));
-export const dbDeleteRun = async (id: string) => {
+/**
+ * Deletes a run and its checkpoint in one transaction: a tab closed (or crashed) mid-delete leaves
+ * both or neither, never a checkpoint whose run is gone.
+ */
+export const dbDeleteRun = async (id: string): Promise<void> => {
   memoryCheckpoints.delete(id);
-  await request<void>('runs', 'readwrite', (s) => s.delete(id));
-  await request<void>('checkpoints', 'readwrite', (s) => s.delete(id));
+  const db = await open();
+  if (!db) return;
+  await new Promise<void>((resolve, reject) => {
+    const tx = db.transaction(['runs', 'checkpoints'], 'readwrite');
+    tx.objectStore('runs').delete(id);
+    tx.objectStore('checkpoints').delete(id);
+    tx.oncomplete = () => resolve();
+    tx.onerror = tx.onabort = () => reject(tx.error);
+  });
 };
 export const dbAllRuns = async (): Promise<RunData[]> => ((await request<RunData[]>('runs', 'readonly', (s) => s.getAll())) ?? []).sort((a, b) => a.createdAt - b.createdAt);
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { lockedWriter, RunPersister } from '../../../src/ui/controller/storage';
 import { lockedSentence, readOnlySentence, RunLocks, runLockName, type LockManagerLike } from '../../../src/ui/controller/run-lock';
 import { interruptedSentence, SavedRunsMarker, startSentence, unfinished, type KeyValueStorage } from '../../../src/ui/controller/visits';
 import { fakeRun } from '../helpers';
@@ -153,5 +154,45 @@ describe('visits (what the page says about the runs it finds at start)', () => {
     );
     expect(interruptedSentence([fakeRun('b', 2)])).toContain('has no checkpoint; its records are kept.');
     expect(interruptedSentence(['1', '2', '3', '4', '5'].map((id) => fakeRun(id)))).toMatch(/; and 2 more\.$/);
+  });
+});
+
+describe('the periodic run-record writer holds the run\'s lock or stops', () => {
+  it('a tab that let go of a run writes nothing more of it, even a write it had pending, once another tab trains it', async () => {
+    const o = origin();
+    const a = new RunLocks(o.tab());
+    const b = new RunLocks(o.tab());
+    const stored: string[] = [];
+    const writerA = new RunPersister(lockedWriter((id) => a.holding(id), (id) => void stored.push(`A:${id}`)), 20);
+    void a.acquire('r1'); // the run starts in tab A: its first write waits for this request
+    writerA.persist('r1', true);
+    await tick();
+    await tick();
+    expect(stored).toEqual(['A:r1']);
+    writerA.persist('r1'); // a throttled write is pending…
+    a.release('r1'); // …when tab A lets go (Reset, another run)
+    await tick();
+    expect(await b.acquire('r1')).toBe('held'); // tab B resumes and trains it
+    await new Promise((r) => setTimeout(r, 40));
+    expect(stored).toEqual(['A:r1']); // A's stale copy never landed over B's
+    expect(await a.holding('r1')).toBe(false);
+    expect(await b.holding('r1')).toBe(true);
+  });
+
+  it('a run another tab holds is never written, and a pending write is flushed before the tab lets go', async () => {
+    const o = origin();
+    const a = new RunLocks(o.tab());
+    const b = new RunLocks(o.tab());
+    expect(await a.acquire('r1')).toBe('held');
+    const stored: string[] = [];
+    const writerB = new RunPersister(lockedWriter((id) => b.holding(id), (id) => void stored.push(`B:${id}`)), 20);
+    writerB.persist('r1', true);
+    await tick();
+    expect(stored).toEqual([]);
+    const writerA = new RunPersister(lockedWriter((id) => a.holding(id), (id) => void stored.push(`A:${id}`)), 1000);
+    writerA.persist('r1');
+    await writerA.flush('r1'); // what watchLiveRun does before it lets go
+    a.release('r1');
+    expect(stored).toEqual(['A:r1']);
   });
 });

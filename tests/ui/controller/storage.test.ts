@@ -8,7 +8,7 @@ describe('RunPersister (at most one IndexedDB write per run per interval)', () =
 
   it('batches the writes of one run, keeps runs apart, and writes at once when asked', () => {
     const writes: string[] = [];
-    const p = new RunPersister((id) => writes.push(id), 1000);
+    const p = new RunPersister((id) => void writes.push(id), 1000);
     p.persist('a');
     p.persist('a');
     p.persist('b');

@@ -27,7 +27,7 @@ const ref = (groups: CoverageGroupCurves[], seeds = [201], kind: CoverageReferen
 describe('the live run\'s curves', () => {
   it('reads the pass@k curve the trainer logs at each evaluation, overall and per family, at the lesson\'s temperature', () => {
     const rows = (cs: number[]) => cs.map((c, i) => ({ family: i % 2 ? 'sort' : 'multiply', difficulty: 1, n: 4, correct: c }));
-    const evals = [
+    const evals: Record<string, number>[] = [
       { step: 20, ...coverageRecord(rows([1, 4, 0, 2]), 1), ...coverageRecord(rows([0, 0, 0, 0]), 0.6) },
       { step: 0, ...coverageRecord(rows([0, 2, 0, 1]), 1) },
       { step: 10, 'val/avg@4/t1.0': 0.5 }, // an evaluation without the curve's keys (an older run): left out

@@ -106,7 +106,7 @@ describe('the sentence', () => {
   it('the provenance line takes the seeds and their kind from the file', () => {
     const g = group('all', 'all', [0.1], [0.2], [0.3]);
     expect(provenanceText(ref([g]))).toMatch(/^Reference runs from 1 tuning seed \(201\) — runs that choose the regime, not the finding's evidence; one seed is an anecdote/);
-    expect(provenanceText(ref([g], [101, 102, 103, 104, 105], 'reported'))).toMatch(/^Reference runs from 5 seeds \(101, 102, 103, 104, 105\); the shaded bands are 95% intervals over seeds\. small rung, τ = 1, 8 samples per test problem; regime A \(reports\/x\)\.$/);
+    expect(provenanceText(ref([g], [101, 102, 103, 104, 105], 'reported'))).toMatch(/^Reference runs from 5 seeds \(101, 102, 103, 104, 105\); the shaded bands are 95% intervals over seeds\. Rung small, τ = 1, 8 samples per test problem; regime A \(reports\/x\)\.$/);
   });
 
   it('on the shipped file every group has a sentence whose numbers are its curves\'', () => {

@@ -215,5 +215,5 @@ export function provenanceText(ref: CoverageReference): string {
     ref.kind === 'tuning'
       ? `Reference runs from ${seeds} — runs that choose the regime, not the finding's evidence${s.length === 1 ? '; one seed is an anecdote: nothing here says how the curves vary between seeds' : ''}.`
       : `Reference runs from ${seeds}; the shaded bands are 95% intervals over seeds.`;
-  return `${what} ${ref.rung} rung, τ = ${ref.temperature}, ${ref.samples} samples per test problem; ${ref.note} (${ref.source}).`;
+  return `${what} Rung ${ref.rung}, τ = ${ref.temperature}, ${ref.samples} samples per test problem; ${ref.note} (${ref.source}).`;
 }

@@ -1,6 +1,6 @@
 /**
  * The coverage lesson: pass@k on a log-k axis of the base, the twin (entropy-off) and MAGIC from the
- * shipped public/reference/coverage-small.json (scripts/coverage-reference.ts), per group; the
+ * shipped public/reference/coverage/small.json (scripts/coverage-reference.ts), per group; the
  * sentence under the chart is computed from the file, and its numbers are the drawn curves' values;
  * the live run's own curve is drawn at each in-run evaluation (its val/pass@k keys).
  */
@@ -17,7 +17,7 @@ interface Group {
   problems: number;
   curves: Record<string, Record<string, Point>>;
 }
-const REF = JSON.parse(readFileSync('public/reference/coverage-small.json', 'utf8')) as { seeds: number[]; kind: string; samples: number; groups: Group[] };
+const REF = JSON.parse(readFileSync('public/reference/coverage/small.json', 'utf8')) as { seeds: number[]; kind: string; samples: number; groups: Group[] };
 
 const drawn = async (page: Page, testId: string): Promise<[number, number][]> => JSON.parse((await page.getByTestId(testId).first().getAttribute('data-points'))!);
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;

@@ -1,5 +1,5 @@
 /**
- * Writes the page's coverage reference (public/reference/coverage-<rung>.json, format in
+ * Writes the page's coverage reference (public/reference/coverage/<rung>.json, format in
  * src/sweep/coverage-reference.ts): the pass@k curves of the base, `entropy-off` and `magic` at one
  * temperature, from the per-problem counts of k-sample evaluations. Two sources:
  *
@@ -116,7 +116,7 @@ export function main(argv: readonly string[], log: (s: string) => void = console
     } catch (e) {
       throw new ArgError((e as Error).message);
     }
-    const out = a.out ?? join('public', 'reference', `coverage-${rung}.json`);
+    const out = a.out ?? join('public', 'reference', 'coverage', `${rung}.json`);
     const text = JSON.stringify(ref, null, 1) + '\n';
     validateCoverageReference(JSON.parse(text), out);
     writeFileSync(out, text);

@@ -1,5 +1,5 @@
 /**
- * The coverage reference file (public/reference/coverage-<rung>.json): the pass@k curves of the
+ * The coverage reference file (public/reference/coverage/<rung>.json): the pass@k curves of the
  * base (start weights), the no-control twin `entropy-off` and `magic` at one temperature, from
  * the per-problem counts of k-sample evaluations — overall, per task family and per
  * base-solvability class — each a mean over seeds with its Student-t 95% interval. Curves, not

@@ -88,7 +88,7 @@ describe('the coverage reference file', () => {
   });
 
   it('the shipped file is valid, and says whose seeds it holds', () => {
-    const file = 'public/reference/coverage-small.json';
+    const file = 'public/reference/coverage/small.json';
     const shipped = validateCoverageReference(JSON.parse(readFileSync(file, 'utf8')), file);
     expect(shipped.kind).toBe(shipped.seeds.every((s) => s >= 201) ? 'tuning' : 'reported');
     const all = shipped.groups.find((g) => g.id === 'all')!;

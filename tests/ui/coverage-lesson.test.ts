@@ -110,7 +110,7 @@ describe('the sentence', () => {
   });
 
   it('on the shipped file every group has a sentence whose numbers are its curves\'', () => {
-    const shipped = JSON.parse(readFileSync('public/reference/coverage-small.json', 'utf8')) as CoverageReference;
+    const shipped = JSON.parse(readFileSync('public/reference/coverage/small.json', 'utf8')) as CoverageReference;
     for (const g of shipped.groups) {
       const s = coverageStatement(shipped, g)!;
       expect(s.k1.magic).toBe(g.curves.magic!['1'].mean);
@@ -123,13 +123,13 @@ describe('the sentence', () => {
 describe('fetching the file', () => {
   const res = (status: number, body: string, type = 'application/json') => ({ ok: status === 200, status, headers: new Headers({ 'content-type': type }), text: async () => body });
   it('validates what it fetched; a missing or malformed file is one message naming the file', async () => {
-    const text = readFileSync('public/reference/coverage-small.json', 'utf8');
+    const text = readFileSync('public/reference/coverage/small.json', 'utf8');
     const urls: string[] = [];
     const got = await fetchCoverageReference('small', async (u) => (urls.push(u), res(200, text)), '/lab/');
-    expect(urls).toEqual(['/lab/reference/coverage-small.json']);
+    expect(urls).toEqual(['/lab/reference/coverage/small.json']);
     expect(got.rung).toBe('small');
-    await expect(fetchCoverageReference('medium', async () => res(404, ''), '/')).rejects.toThrow('reference/coverage-medium.json: not found (HTTP 404)');
-    await expect(fetchCoverageReference('small', async () => res(200, '<html>', 'text/html'), '/')).rejects.toThrow(/coverage-small\.json: not found \(the server answered with a web page\)/);
-    await expect(fetchCoverageReference('small', async () => res(200, '{"schema":"x"}'), '/')).rejects.toThrow(/^reference\/coverage-small\.json: schema: expected/);
+    await expect(fetchCoverageReference('medium', async () => res(404, ''), '/')).rejects.toThrow('reference/coverage/medium.json: not found (HTTP 404)');
+    await expect(fetchCoverageReference('small', async () => res(200, '<html>', 'text/html'), '/')).rejects.toThrow(/coverage\/small\.json: not found \(the server answered with a web page\)/);
+    await expect(fetchCoverageReference('small', async () => res(200, '{"schema":"x"}'), '/')).rejects.toThrow(/^reference\/coverage\/small\.json: schema: expected/);
   });
 });

@@ -34,7 +34,7 @@ function liveNote(name: string | null, kind: string, group: string, live: LiveCu
 
 /**
  * "Coverage": pass@k on a log-k axis of the base, the no-control twin and MAGIC from the shipped
- * reference runs (public/reference/coverage-<rung>.json), per group (all, a family, a base class),
+ * reference runs (public/reference/coverage/<rung>.json), per group (all, a family, a base class),
  * the live run's curve at each in-run evaluation, and a sentence computed from the file.
  */
 export function CoverageLesson() {

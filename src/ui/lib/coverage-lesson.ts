@@ -1,6 +1,6 @@
 /**
  * The coverage lesson (components/CoverageLesson.tsx): pass@k curves on a log-k axis of the base,
- * the no-control twin and MAGIC from the shipped reference (public/reference/coverage-<rung>.json,
+ * the no-control twin and MAGIC from the shipped reference (public/reference/coverage/<rung>.json,
  * src/sweep/coverage-reference.ts), per group (all problems, a family, a base class), the live
  * run's own curve at each in-run evaluation, and the sentence under the chart — every number in
  * it computed here from the file, never written by hand. Pure except the fetch, which takes the
@@ -13,7 +13,7 @@ import { defaultBase, fetchJson, ReferenceFileError, type FetchFn } from './refe
 export const ARM_LABEL: Record<CoverageArm, string> = { base: 'base (start weights)', 'entropy-off': 'twin (entropy-off)', magic: 'MAGIC' };
 
 export function coverageReferencePath(rung: string): string {
-  return `reference/coverage-${rung}.json`;
+  return `reference/coverage/${rung}.json`;
 }
 
 /** The rung's coverage reference, validated (a missing or malformed file: one Error naming the file). */

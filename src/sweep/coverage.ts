@@ -7,7 +7,7 @@
  */
 import type { RunConfigInput } from '../rl/config';
 import type { Finding, FindingRegime } from './finding-types';
-import { coverageSplit, type PassAtKCurve } from '../rl/coverage';
+import { coverageSplit, solvabilityClass, SOLVABILITY_CLASSES, type CoverageSplit, type PassAtKCurve, type SolvabilityClass } from '../rl/coverage';
 import { COVERAGE_MID_K, TEMPERATURES, type CoverageProblems } from './run-metrics';
 import { tInterval } from './stats';
 
@@ -102,45 +102,112 @@ export const COVERAGE_FINDING: Finding = {
 /** A curve over seeds: per k ("1", "2", …) the mean over seeds and its Student-t 95% interval. */
 export type CurveBandByK = Record<string, { n: number; mean: number; lower: number; upper: number }>;
 
-export interface PresetCoverage {
-  /** Per evaluation (start = the base's reference curve, final) and temperature label: the curve overall and per family. */
-  start: Record<string, { all: CurveBandByK; families: Record<string, CurveBandByK> }>;
-  final: Record<string, { all: CurveBandByK; families: Record<string, CurveBandByK> }>;
+/** One evaluation's curves at one temperature, each a band over seeds. */
+export interface CoverageCurveSet {
+  all: CurveBandByK;
+  families: Record<string, CurveBandByK>;
+  /**
+   * Per base-solvability class (src/rl/coverage.ts solvabilityClass), the curve on the problems of
+   * that class; a problem's class is what its seed's start weights (the base) scored on it at
+   * τ = 1.0 — 0 of n unsolved, 1..max(1, ⌊n/8⌋) rare, more often — so the start evaluation's own
+   * unsolved curve is 0 by construction and the final's shows what training reached. A class is
+   * left out where no run has a problem in it; absent where no run has a start evaluation.
+   */
+  classes?: Partial<Record<SolvabilityClass, CurveBandByK>>;
+  /** Per class, its test problems summed over the runs (seeds) that have it. */
+  classProblems?: Partial<Record<SolvabilityClass, number>>;
 }
 
-interface RunCoverageInput {
+export interface PresetCoverage {
+  /** Per evaluation (start = the base's reference curve, final) and temperature label: the curves overall, per family and per base class. */
+  start: Record<string, CoverageCurveSet>;
+  final: Record<string, CoverageCurveSet>;
+}
+
+export interface RunCoverageInput {
   preset: string;
   coverage?: { start: CoverageProblems | null; final: CoverageProblems };
 }
 
+/** The base class of each problem of a run, by identity, from its start evaluation at τ = 1.0 (null: no start evaluation). */
+export function baseClasses(start: CoverageProblems | null): Map<string, SolvabilityClass> | null {
+  const rows = start?.['1.0'];
+  if (!rows?.length) return null;
+  return new Map(rows.map((r) => [r.id, solvabilityClass(r.correct, r.n)]));
+}
+
+/** The band over seeds at every k any curve has (a curve without that k, or a NaN, is left out of its k's band). */
+function band(curves: readonly PassAtKCurve[]): CurveBandByK {
+  const out: CurveBandByK = {};
+  const ks = [...new Set(curves.flatMap((c) => Object.keys(c)))].sort((a, b) => Number(a) - Number(b));
+  for (const k of ks) {
+    const iv = tInterval(curves.map((c) => c[k] ?? NaN));
+    out[k] = { n: iv.n, mean: iv.mean, lower: iv.lower, upper: iv.upper };
+  }
+  return out;
+}
+
+/**
+ * The curves of one evaluation (start or final) at one temperature over runs: `evals[i]` is run i's
+ * per-problem counts, `classes[i]` its base classes (null: none). Null when no run has rows.
+ */
+export function curveSet(evals: readonly (CoverageProblems[string] | undefined)[], classes: readonly (Map<string, SolvabilityClass> | null)[]): CoverageCurveSet | null {
+  const rowsOf = (rows: CoverageProblems[string]) => rows.map((r) => ({ family: r.id.slice(0, r.id.indexOf(':')), difficulty: 0, n: r.n, correct: r.correct }));
+  const splits: CoverageSplit[] = [];
+  const byClass = new Map<SolvabilityClass, { curves: PassAtKCurve[]; problems: number }>();
+  evals.forEach((rows, i) => {
+    if (!rows?.length) return;
+    const cls = classes[i];
+    // Problems the base has no row for are in the overall and family curves, in no class.
+    const known = cls ? rows.filter((r) => cls.has(r.id)) : [];
+    splits.push(coverageSplit(rowsOf(rows)));
+    if (!cls || !known.length) return;
+    const split = coverageSplit(rowsOf(known), known.map((r) => cls.get(r.id)!));
+    for (const c of SOLVABILITY_CLASSES) {
+      const g = split.classes?.[c];
+      if (!g) continue;
+      const acc = byClass.get(c) ?? { curves: [], problems: 0 };
+      acc.curves.push(g['pass@k']);
+      acc.problems += g.problems;
+      byClass.set(c, acc);
+    }
+  });
+  if (!splits.length) return null;
+  const families = [...new Set(splits.flatMap((s) => Object.keys(s.families)))].sort();
+  const set: CoverageCurveSet = {
+    all: band(splits.map((s) => s['pass@k'])),
+    families: Object.fromEntries(families.map((f) => [f, band(splits.filter((s) => s.families[f]).map((s) => s.families[f]['pass@k']))])),
+  };
+  if (classes.some((c) => c !== null)) {
+    set.classes = {};
+    set.classProblems = {};
+    for (const c of SOLVABILITY_CLASSES) {
+      const acc = byClass.get(c);
+      if (!acc) continue;
+      set.classes[c] = band(acc.curves);
+      set.classProblems[c] = acc.problems;
+    }
+  }
+  return set;
+}
+
 /**
  * Per preset, the mean pass@k curve over its seeds (k = 1, 2, 4, … n) of the start weights and the
- * final checkpoint, overall and per task family (a problem's family is its identity's prefix);
- * null when no run has a coverage report (summaries of older sweeps stay as they were).
+ * final checkpoint, overall, per task family (a problem's family is its identity's prefix) and per
+ * base-solvability class (from each run's own start evaluation at τ = 1.0); null when no run has a
+ * coverage report (summaries of older sweeps stay as they were).
  */
 export function coverageCurves(presets: readonly string[], runs: readonly RunCoverageInput[]): Record<string, PresetCoverage> | null {
   if (!runs.some((r) => r.coverage)) return null;
-  const band = (curves: PassAtKCurve[]): CurveBandByK => {
-    const out: CurveBandByK = {};
-    const ks = [...new Set(curves.flatMap((c) => Object.keys(c)))].sort((a, b) => Number(a) - Number(b));
-    for (const k of ks) {
-      const iv = tInterval(curves.map((c) => c[k] ?? NaN));
-      out[k] = { n: iv.n, mean: iv.mean, lower: iv.lower, upper: iv.upper };
-    }
-    return out;
-  };
-  const rowsOf = (rows: CoverageProblems[string]) => rows.map((r) => ({ family: r.id.slice(0, r.id.indexOf(':')), difficulty: 0, n: r.n, correct: r.correct }));
   const out: Record<string, PresetCoverage> = {};
   for (const p of presets) {
     const rs = runs.filter((r) => r.preset === p && r.coverage);
+    const classes = rs.map((r) => baseClasses(r.coverage!.start));
     const pc: PresetCoverage = { start: {}, final: {} };
     for (const which of ['start', 'final'] as const) {
-      const evals = rs.map((r) => r.coverage![which]).filter((c): c is CoverageProblems => c !== null);
       for (const t of TEMPERATURES) {
-        const splits = evals.filter((c) => c[t]?.length).map((c) => coverageSplit(rowsOf(c[t])));
-        if (!splits.length) continue;
-        const families = [...new Set(splits.flatMap((s) => Object.keys(s.families)))].sort();
-        pc[which][t] = { all: band(splits.map((s) => s['pass@k'])), families: Object.fromEntries(families.map((f) => [f, band(splits.map((s) => s.families[f]?.['pass@k'] ?? {}))])) };
+        const set = curveSet(rs.map((r) => r.coverage![which]?.[t]), classes);
+        if (set) pc[which][t] = set;
       }
     }
     out[p] = pc;

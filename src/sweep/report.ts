@@ -12,7 +12,8 @@ import { referenceNameAt, verdictText } from './reference-format';
 import { formatValue, metricDef, unitSuffix } from './run-metrics';
 import type { Verdict } from './stats';
 import type { Summary } from './summary';
-import { formatCheck } from './summary-markdown';
+import { coverageMarkdown, formatCheck } from './summary-markdown';
+import type { PresetCoverage } from './coverage';
 
 export const REPORT_SCHEMA = 'magic-lab-finding-report/1';
 export const DEFAULT_REPORTS_DIR = 'reports';
@@ -40,6 +41,8 @@ export interface FindingReport {
   measured: Record<string, Record<string, { n: number; mean: number; lower: number; upper: number; meanRunSE?: number }>>;
   /** Chart files relative to the report's directory. */
   charts: string[];
+  /** The finding's presets' pass@k curves (summary.ts `coverage`), where the runs wrote coverage reports. */
+  coverage?: Record<string, PresetCoverage>;
 }
 
 /** Metrics a report tabulates: the finding's own, then the usual ones. */
@@ -61,6 +64,7 @@ export function buildFindingReport(f: Finding, s: Summary, charts: string[]): Fi
     }
   }
   const steps = s.runs.map((r) => r.values.steps).filter((x) => Number.isFinite(x));
+  const coverage = s.coverage ? Object.fromEntries(f.presets.filter((p) => s.coverage![p]).map((p) => [p, s.coverage![p]])) : null;
   return {
     schema: REPORT_SCHEMA,
     finding: f,
@@ -80,6 +84,7 @@ export function buildFindingReport(f: Finding, s: Summary, charts: string[]): Fi
     result,
     measured,
     charts,
+    ...(coverage && Object.keys(coverage).length ? { coverage } : {}),
   };
 }
 
@@ -153,6 +158,7 @@ export function findingReportMarkdown(r: FindingReport): string {
   L.push('## Measured: mean [95% CI over seeds]', '');
   L.push('Accuracies in % (precise avg@k), gains in points, entropy in nats, train time in minutes; "run SE" is one run\'s evaluation standard error (see docs/sweeps.md).', '');
   L.push(...measuredTable(r), '');
+  L.push(...coverageMarkdown(r.coverage));
   if (r.charts.length) {
     L.push('## Charts', '');
     for (const c of r.charts) L.push(`![${c}](${c})`, '');

@@ -6,6 +6,8 @@ import { formatTemperature } from '../rl/metrics';
 import type { FindingResult } from './findings';
 import { formatValue, metricDef, STAGE_ENTRY_STEPS, STAGE_METRIC_COUNT, TEMPERATURES, unitSuffix } from './run-metrics';
 import type { RunSummary, Summary } from './summary';
+import type { CurveBandByK, PresetCoverage } from './coverage';
+import type { SolvabilityClass } from '../rl/coverage';
 
 const ci = (unit: Parameters<typeof formatValue>[0], m: { mean: number; lower: number; upper: number }, signed = false) =>
   `${formatValue(unit, m.mean, signed)} [${formatValue(unit, m.lower, signed)}, ${formatValue(unit, m.upper, signed)}]`;
@@ -129,6 +131,8 @@ export function summaryMarkdown(s: Summary, o: { charts?: string[] } = {}): stri
     L.push('');
   }
 
+  L.push(...coverageMarkdown(s.coverage));
+
   if (s.findings.length) {
     L.push('## Findings covered by this sweep', '');
     for (const f of s.findings) {
@@ -149,6 +153,37 @@ export function summaryMarkdown(s: Summary, o: { charts?: string[] } = {}): stri
   for (const [k2, v] of Object.entries(s.methods)) L.push(`- ${k2}: ${v}`);
   L.push('');
   return L.join('\n');
+}
+
+/**
+ * The coverage section of summary.md and of a finding's report.md (only when the runs wrote coverage
+ * reports): per temperature, the pass@k curve of each preset's start weights and final checkpoints,
+ * overall, per family and per base-solvability class, mean [95% CI over seeds] in % at each k.
+ */
+export function coverageMarkdown(coverage: Record<string, PresetCoverage> | undefined): string[] {
+  if (!coverage) return [];
+  const presets = Object.keys(coverage);
+  const L: string[] = ['## Coverage: pass@k curves, mean [95% CI over seeds]', ''];
+  L.push(
+    'Unbiased pass@k in % (docs/sweeps.md) of the start weights (the base\'s reference curve) and the final checkpoints, overall, per task family and ' +
+      'per base-solvability class: a problem\'s class is what its seed\'s start weights scored on it at τ = 1.0 (unsolved: 0 of n; rare: 1 to max(1, ⌊n/8⌋); ' +
+      'often: more), its problem count summed over seeds in brackets. The start weights\' unsolved curve is 0 by construction.',
+    '',
+  );
+  for (const t of TEMPERATURES) {
+    const sets = presets.flatMap((p) => (['start', 'final'] as const).map((w) => ({ p, w, set: coverage[p][w][t] })).filter((x) => x.set));
+    if (!sets.length) continue;
+    const ks = [...new Set(sets.flatMap((x) => Object.keys(x.set!.all)))].sort((a, b) => Number(a) - Number(b));
+    L.push(`### τ = ${t}`, '', `| preset | weights | problems | ${ks.map((k) => `k=${k}`).join(' | ')} |`, `| --- | --- | --- |${ks.map(() => ' --- |').join('')}`);
+    for (const { p, w, set } of sets) {
+      const row = (label: string, b: CurveBandByK) => L.push(`| ${p} | ${w} | ${label} | ${ks.map((k) => (b[k] ? ci('accuracy', b[k]) : '–')).join(' | ')} |`);
+      row('all', set!.all);
+      for (const [f, b] of Object.entries(set!.families)) row(f, b);
+      for (const [c, b] of Object.entries(set!.classes ?? {})) row(`base ${c} (${set!.classProblems?.[c as SolvabilityClass] ?? '–'})`, b);
+    }
+    L.push('');
+  }
+  return L;
 }
 
 /** "+3.1 [0.4, 5.8]" in the check's metric units (r for correlations). */

@@ -93,7 +93,7 @@ export interface Summary {
   curves: Record<string, Record<string, CurveBand>>;
   /** Registered findings whose presets all ran in this sweep. */
   findings: FindingResult[];
-  /** Per preset, the mean pass@k curves (start = the base, final) overall and per family; only when the runs wrote coverage reports. */
+  /** Per preset, the mean pass@k curves (start = the base, final) overall, per family and per base-solvability class (coverage.ts); only when the runs wrote coverage reports. */
   coverage?: Record<string, PresetCoverage>;
 }
 

@@ -5,6 +5,7 @@ import { BenchView } from './components/BenchView';
 import { CheckpointPanel } from './components/CheckpointPanel';
 import { ConfigPanel } from './components/ConfigPanel';
 import { Controls } from './components/Controls';
+import { CoverageLesson } from './components/CoverageLesson';
 import { DeviceInfo } from './components/DeviceInfo';
 import { Explainer } from './components/Explainer';
 import { FindingsView } from './components/FindingsView';
@@ -101,10 +102,11 @@ export function App() {
             </aside>
           )}
           <div className="centre">
-            {(shown('explainer') || shown('try')) && (
+            {(shown('explainer') || shown('try') || shown('coverage')) && (
               <div className="learn">
                 {shown('explainer') && <Explainer />}
                 {shown('try') && <TryThis />}
+                {shown('coverage') && <CoverageLesson />}
               </div>
             )}
             <ViewTabs />

@@ -2,7 +2,9 @@ import { combineVerdicts } from '../../src/sweep/stats';
 /** The coverage finding (src/sweep/coverage.ts) and the coverage run metrics, on synthetic runs. */
 import { describe, expect, it } from 'vitest';
 import { validateRunConfig, getPreset } from '../../src/rl/config';
-import { COVERAGE_CHECK_METRICS, COVERAGE_FINDING, COVERAGE_REGIME, mergeConfigInput, sweepHasRegime } from '../../src/sweep/coverage';
+import { COVERAGE_CHECK_METRICS, COVERAGE_FINDING, COVERAGE_REGIME, coverageCurves, mergeConfigInput, sweepHasRegime } from '../../src/sweep/coverage';
+import { coverageMarkdown } from '../../src/sweep/summary-markdown';
+import { tInterval } from '../../src/sweep/stats';
 import { evaluateFinding, getFinding, type FindingData } from '../../src/sweep/findings';
 import { listFindings } from '../../src/cli/ablate';
 import { COLLAPSE_STEPS, coverageValues, RUN_METRIC_IDS, type CoverageProblems } from '../../src/sweep/run-metrics';
@@ -133,5 +135,76 @@ describe('coverage run metrics', () => {
     expect(v['final/pass@n/t1.0']).toBe(0.5);
     expect(v['final/base_unsolved_solved/t1.0']).toBeNaN();
     expect(v['start/pass@1/t1.0']).toBeNaN();
+  });
+});
+
+describe('the summary\'s coverage curves per base-solvability class', () => {
+  // Two seeds, each with its own test set (ids differ by seed): the base's counts at τ = 1.0 set each problem's class.
+  const n = 16;
+  const row = (id: string, correct: number) => ({ id, n, correct });
+  // seed 1: base 0, 0, 1, 2, 9 of 16 → unsolved, unsolved, rare, rare (2 = ⌊16/8⌋), often
+  const start1: CoverageProblems = { '1.0': [row('multiply:a', 0), row('multiply:b', 0), row('sort:c', 1), row('sort:d', 2), row('sort:e', 9)], '0.6': [row('multiply:a', 0), row('multiply:b', 1), row('sort:c', 3), row('sort:d', 4), row('sort:e', 12)] };
+  // The final rows in another order (the join is by identity).
+  const final1: CoverageProblems = { '1.0': [row('sort:e', 16), row('sort:d', 8), row('sort:c', 0), row('multiply:b', 0), row('multiply:a', 3)], '0.6': [row('multiply:a', 1), row('multiply:b', 0), row('sort:c', 0), row('sort:d', 10), row('sort:e', 16)] };
+  // seed 2: base 0, 5, 12 → unsolved, often, often (no rare problem)
+  const start2: CoverageProblems = { '1.0': [row('multiply:x', 0), row('sort:y', 5), row('sort:z', 12)] };
+  const final2: CoverageProblems = { '1.0': [row('multiply:x', 1), row('sort:y', 7), row('sort:z', 16)] };
+  const runs = [
+    { preset: 'magic', coverage: { start: start1, final: final1 } },
+    { preset: 'magic', coverage: { start: start2, final: final2 } },
+  ];
+  const mean = (cs: number[], k: number) => cs.reduce((a, c) => a + passAtK(n, c, k), 0) / cs.length;
+
+  it('each class\'s curve is the mean over seeds of the class\'s own problems, classes from the base at τ = 1.0', () => {
+    const c = coverageCurves(['magic'], runs)!.magic;
+    const f = c.final['1.0'];
+    expect(Object.keys(f.classes!)).toEqual(['unsolved', 'rare', 'often']);
+    expect(f.classProblems).toEqual({ unsolved: 3, rare: 2, often: 3 });
+    for (const k of ['1', '4', '16']) {
+      const K = Number(k);
+      // unsolved: seed 1's a (3), b (0); seed 2's x (1)
+      expect(f.classes!.unsolved![k].mean).toBeCloseTo((mean([3, 0], K) + mean([1], K)) / 2, 14);
+      expect(f.classes!.unsolved![k].n).toBe(2);
+      // rare: seed 1 only (c: 0, d: 8): one seed, no interval
+      expect(f.classes!.rare![k].mean).toBeCloseTo(mean([0, 8], K), 14);
+      expect(f.classes!.rare![k].n).toBe(1);
+      expect(f.classes!.rare![k].lower).toBeNaN();
+      // often: seed 1's e (16); seed 2's y (7), z (16)
+      expect(f.classes!.often![k].mean).toBeCloseTo((mean([16], K) + mean([7, 16], K)) / 2, 14);
+    }
+    // The interval over the two seeds' unsolved curves at k = 16.
+    const iv = tInterval([mean([3, 0], 16), mean([1], 16)]);
+    expect(f.classes!.unsolved!['16'].lower).toBeCloseTo(iv.lower, 12);
+    expect(f.classes!.unsolved!['16'].upper).toBeCloseTo(iv.upper, 12);
+    // The start's own unsolved curve is 0 at every k; its classes come from τ = 1.0 at τ = 0.6 too (seed 1 only has τ = 0.6).
+    expect(Object.values(c.start['1.0'].classes!.unsolved!).map((b) => b.mean)).toEqual([0, 0, 0, 0, 0]);
+    expect(c.final['0.6'].classes!.unsolved!['1'].mean).toBeCloseTo(mean([1, 0], 1), 14);
+    expect(c.final['0.6'].classProblems).toEqual({ unsolved: 2, rare: 2, often: 1 });
+    // Overall and per family as before, beside the classes.
+    expect(f.all['1'].mean).toBeCloseTo((mean([16, 8, 0, 0, 3], 1) + mean([1, 7, 16], 1)) / 2, 14);
+    expect(Object.keys(f.families)).toEqual(['multiply', 'sort']);
+  });
+
+  it('without a start evaluation there are no classes; a final problem the base has no row for is in no class', () => {
+    const none = coverageCurves(['magic'], [{ preset: 'magic', coverage: { start: null, final: final1 } }])!.magic;
+    expect(none.final['1.0'].classes).toBeUndefined();
+    expect(none.final['1.0'].all['1'].n).toBe(1);
+    const extra = coverageCurves(['magic'], [{ preset: 'magic', coverage: { start: start2, final: { '1.0': [...final2['1.0'], row('sort:new', 16)] } } }])!.magic;
+    expect(extra.final['1.0'].classProblems).toEqual({ unsolved: 1, often: 2 });
+    expect(extra.final['1.0'].all['1'].mean).toBeCloseTo(mean([1, 7, 16, 16], 1), 14);
+  });
+
+  it('summary.md prints every curve (overall, families, classes with their problem counts) per temperature', () => {
+    const coverage = coverageCurves(['magic'], runs)!;
+    const md = coverageMarkdown(coverage).join('\n');
+    expect(md).toMatch(/^## Coverage: pass@k curves, mean \[95% CI over seeds\]/);
+    expect(md).toContain('### τ = 1.0');
+    expect(md).toContain('| preset | weights | problems | k=1 | k=2 | k=4 | k=8 | k=16 |');
+    const u = coverage.magic.final['1.0'].classes!.unsolved!['16'];
+    expect(md).toContain(`| magic | final | base unsolved (3) | `);
+    expect(md).toContain(`${(u.mean * 100).toFixed(1)} [${(u.lower * 100).toFixed(1)}, ${(u.upper * 100).toFixed(1)}] |`);
+    expect(md).toContain('| magic | final | base rare (2) | ');
+    expect(md).toContain('| magic | start | multiply | ');
+    expect(coverageMarkdown(undefined)).toEqual([]);
   });
 });

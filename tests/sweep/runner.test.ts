@@ -245,6 +245,18 @@ describe('sweep runner (fake train and eval)', () => {
     expect(report.result.checks.slice(0, 3).map((c: { n: number }) => c.n)).toEqual([2, 2, 2]);
     // Four fake steps show no collapse: the premise fails, whatever the checks say.
     expect(report.result.verdict).toBe('not-testable');
+    // The report carries both arms' curves (start = the base, final) overall, per family and per base class, and prints them.
+    for (const p of ['magic', 'entropy-off']) {
+      const fin = report.coverage[p].final['1.0'];
+      expect(Object.keys(fin.all).map(Number)).toEqual([1, 2, 4, 8, 16, 32, 64]);
+      expect(fin.all['1'].n).toBe(2);
+      const classes = Object.keys(fin.classes);
+      expect(classes.length).toBeGreaterThan(0);
+      expect(Object.values(fin.classProblems as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(2 * 16);
+    }
+    const md = readFileSync(join(reports, 'coverage', 'report.md'), 'utf8');
+    expect(md).toContain('## Coverage: pass@k curves, mean [95% CI over seeds]');
+    expect(md).toMatch(/\| entropy-off \| final \| base (unsolved|rare|often) \(\d+\) \|/);
   });
 
   it('ablate runs a finding into its report, sharing a run pool; --list and --replication', async () => {

@@ -235,12 +235,12 @@ export type FetchFn = (url: string) => Promise<Pick<Response, 'ok' | 'status' | 
  * (a build made with base './', which works under any sub-path) is resolved against the page's
  * base, so the reference files are found next to the page wherever it is served.
  */
-const defaultBase = (): string => {
+export const defaultBase = (): string => {
   const base = (typeof import.meta !== 'undefined' && import.meta.env?.BASE_URL) || '/';
   return base.startsWith('.') && typeof document !== 'undefined' ? new URL(base, document.baseURI).href : base;
 };
 
-async function fetchJson(path: string, fetchFn: FetchFn, base: string): Promise<unknown> {
+export async function fetchJson(path: string, fetchFn: FetchFn, base: string): Promise<unknown> {
   let res: Awaited<ReturnType<FetchFn>>;
   try {
     res = await fetchFn(`${base}${path}`);

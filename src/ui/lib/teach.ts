@@ -29,6 +29,7 @@ export const HIDEABLE: readonly Hideable[] = [
   ...GROUP_ORDER.map((g) => ({ id: `config-${g}`, label: `Configuration: ${GROUP_TITLES[g]}` })),
   { id: 'explainer', label: 'How MAGIC works' },
   { id: 'try', label: 'Try this' },
+  { id: 'coverage', label: 'Coverage lesson' },
   { id: 'findings', label: 'Findings tab' },
   { id: 'bench', label: 'Benchmark tab' },
   { id: 'timeline', label: 'Stage timeline' },

@@ -1,0 +1,130 @@
+// The vocabulary side of a real model, visited in chunks of head rows so a [N, V] logits tensor never
+// exists (at 152k vocabulary × 16k tokens it would be 9.3 GiB):
+//   vocab_stats_chunk   folds one chunk's logits block [N, width] (hidden · head[c0 … c0+width)ᵀ, a
+//                       matmul) into a running per-row state; the last chunk writes logp, entropy, lse
+//   vocab_grad_chunk    ∂L/∂z of L = Σ c_t·logp_t + Σ e_t·H_t for one chunk, recomputed from its logits
+//                       block and the saved lse and entropy:
+//                       dz = c_t·(1[v = target] − p_v) − e_t·p_v·(log p_v + H_t)
+//   embed_rows          token embedding from one part of a head/embedding split by rows (tables over
+//                       maxStorageBufferBindingSize are held as several buffers of whole rows)
+//
+// The running state per row is (m, u, s, z_target) as in loss.wgsl's online pass: m the max so far,
+// u = Σ_{z ≠ the max} e^{z−m}, s = Σ e^{z−m}·(z−m); then lse = m + log1p(u), H = log1p(u) − s/(1+u).
+// Keeping the max's own 1 out of u keeps peaked rows accurate.
+
+struct Params {
+  n: u32,          // invocations that do work
+  row_groups: u32, // workgroups per grid row (x extent) of the folded 1-D launch
+  width: u32,      // head rows in this chunk (logits block columns)
+  c0: u32,         // vocabulary id of the chunk's first row
+  flags: u32,      // FIRST = 1 (start the state), LAST = 2 (write the results)
+  d: u32,          // embed_rows: row width
+  row0: u32,       // embed_rows: vocabulary id of the part's first row
+  rows: u32,       // embed_rows: rows in the part
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+
+const WG: u32 = 64u;
+const FIRST: u32 = 1u;
+const LAST: u32 = 2u;
+
+fn index(gid: vec3u) -> u32 {
+  return gid.y * p.row_groups * WG + gid.x;
+}
+
+// Quiet NaN; built from a runtime value because a constant NaN is a WGSL shader-creation error.
+fn nan_from(x: u32) -> f32 {
+  return bitcast<f32>(0x7fc00000u | (x & 0u));
+}
+
+fn log1p(u: f32) -> f32 {
+  if (u < 1e-2) { return u * (1.0 - u * (0.5 - u * (1.0 / 3.0 - u * 0.25))); }
+  return log(1.0 + u);
+}
+
+// ---- forward: one invocation per row ---------------------------------------------------------------
+
+@group(0) @binding(1) var<storage, read> logits: array<f32>;
+@group(0) @binding(2) var<storage, read> targets: array<u32>;
+@group(0) @binding(3) var<storage, read_write> state: array<vec4f>;
+@group(0) @binding(4) var<storage, read_write> out_logp: array<f32>;
+@group(0) @binding(5) var<storage, read_write> out_entropy: array<f32>;
+@group(0) @binding(6) var<storage, read_write> out_lse: array<f32>;
+
+@compute @workgroup_size(WG)
+fn vocab_stats_chunk(@builtin(global_invocation_id) gid: vec3u) {
+  let row = index(gid);
+  if (row >= p.n) { return; }
+  let base = row * p.width;
+  let tgt = targets[row];
+  var st: vec4f;
+  var j0 = 0u;
+  if ((p.flags & FIRST) != 0u) {
+    st = vec4f(logits[base], 0.0, 0.0, nan_from(tgt)); // a target in no chunk leaves logp NaN
+    if (tgt == p.c0) { st.w = logits[base]; }
+    j0 = 1u;
+  } else {
+    st = state[row];
+  }
+  for (var j = j0; j < p.width; j++) {
+    let z = logits[base + j];
+    if (tgt == p.c0 + j) { st.w = z; }
+    if (z > st.x) {
+      let dm = st.x - z;
+      let sc = exp(dm);
+      let sum = 1.0 + st.y;
+      st = vec4f(z, sum * sc, sc * (st.z + dm * sum), st.w);
+    } else {
+      let dz = z - st.x;
+      let e = exp(dz);
+      st = vec4f(st.x, st.y + e, st.z + e * dz, st.w);
+    }
+  }
+  if ((p.flags & LAST) != 0u) {
+    let lg = log1p(st.y);
+    out_logp[row] = (st.w - st.x) - lg;
+    out_entropy[row] = lg - st.z / (1.0 + st.y);
+    out_lse[row] = st.x + lg;
+  } else {
+    state[row] = st;
+  }
+}
+
+// ---- backward: one invocation per (row, column) of the chunk ---------------------------------------
+
+@group(0) @binding(1) var<storage, read> g_logits: array<f32>;
+@group(0) @binding(2) var<storage, read> g_targets: array<u32>;
+@group(0) @binding(3) var<storage, read> g_lse: array<f32>;
+@group(0) @binding(4) var<storage, read> g_entropy: array<f32>;
+@group(0) @binding(5) var<storage, read> g_coef: array<f32>;
+@group(0) @binding(6) var<storage, read> g_ent_coef: array<f32>;
+@group(0) @binding(7) var<storage, read_write> g_dlogits: array<f32>;
+
+@compute @workgroup_size(WG)
+fn vocab_grad_chunk(@builtin(global_invocation_id) gid: vec3u) {
+  let e = index(gid);
+  if (e >= p.n) { return; }
+  let row = e / p.width;
+  let j = e % p.width;
+  let lp = g_logits[e] - g_lse[row];
+  let pr = exp(lp);
+  var hit = 0.0;
+  if (g_targets[row] == p.c0 + j) { hit = 1.0; }
+  g_dlogits[e] = g_coef[row] * (hit - pr) - g_ent_coef[row] * pr * (lp + g_entropy[row]);
+}
+
+// ---- embedding rows from one part of a row-split table: one invocation per (token, channel) --------
+
+@group(0) @binding(1) var<storage, read> e_tokens: array<u32>;
+@group(0) @binding(2) var<storage, read> e_table: array<f32>;
+@group(0) @binding(3) var<storage, read_write> e_out: array<f32>;
+
+@compute @workgroup_size(WG)
+fn embed_rows(@builtin(global_invocation_id) gid: vec3u) {
+  let e = index(gid);
+  if (e >= p.n) { return; }
+  let tok = e_tokens[e / p.d];
+  if (tok < p.row0 || tok >= p.row0 + p.rows) { return; } // another part holds this token's row
+  e_out[e] = e_table[(tok - p.row0) * p.d + e % p.d];
+}

@@ -1,0 +1,65 @@
+/**
+ * Builders for shaders/gqa.wgsl: grouped-query causal attention (q [B·T, H, hd], k and v [B·T, Hkv, hd]),
+ * training forward (saves att [B, H, T, T]) and backward (dq, dk, dv written, not accumulated; dk and dv
+ * summed over the query heads of each kv head's group).
+ */
+import { ceilDiv, f32bits, type Binding, type Dispatch, type GpuRuntime } from '../runtime';
+
+const SHADER = 'gqa.wgsl';
+/** Must equal WG in the shader. */
+const WG = 64;
+
+export interface GqaDims {
+  B: number;
+  T: number;
+  H: number;
+  Hkv: number;
+  hd: number;
+}
+
+function check(s: GqaDims, what: string): void {
+  for (const [k, v] of Object.entries({ B: s.B, T: s.T, H: s.H, Hkv: s.Hkv, hd: s.hd })) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`${what}: ${k} must be a positive integer, got ${v}`);
+  }
+  if (s.H % s.Hkv !== 0) throw new Error(`${what}: H=${s.H} query heads are not a multiple of Hkv=${s.Hkv} kv heads`);
+}
+
+function launch(rt: GpuRuntime, s: GqaDims, n: number): { params: number[]; workgroups: [number, number] } {
+  const groups = Math.max(1, ceilDiv(n, WG));
+  const x = Math.min(groups, rt.limits.maxComputeWorkgroupsPerDimension);
+  return { params: [s.B, s.T, s.H, s.Hkv, s.hd, f32bits(1 / Math.sqrt(s.hd)), n, x], workgroups: [x, ceilDiv(groups, x)] };
+}
+
+/** out [B·T, H, hd] and att [B, H, T, T] (the masked upper triangle written as 0). */
+export function gqaForward(rt: GpuRuntime, a: GqaDims & { q: Binding; k: Binding; v: Binding; out: Binding; att: Binding }): Promise<Dispatch> {
+  check(a, 'gqaForward');
+  const g = launch(rt, a, a.B * a.H * a.T);
+  return rt.dispatch({
+    kernel: { shader: SHADER, entry: 'gqa_forward' },
+    bindings: { 1: a.q, 2: a.k, 3: a.v, 4: a.out, 5: a.att },
+    params: g.params,
+    workgroups: g.workgroups,
+    label: `gqa_forward ${a.B}x${a.T} H${a.H}/${a.Hkv} hd${a.hd}`,
+  });
+}
+
+/** dq, dk, dv from dout and the forward's q, k, v, att; dpre [B, H, T, T] is scratch. Dispatches to run in order. */
+export function gqaBackward(
+  rt: GpuRuntime,
+  a: GqaDims & { dout: Binding; q: Binding; k: Binding; v: Binding; att: Binding; dpre: Binding; dq: Binding; dk: Binding; dv: Binding },
+): Promise<Dispatch[]> {
+  check(a, 'gqaBackward');
+  const rows = launch(rt, a, a.B * a.H * a.T);
+  const qElems = launch(rt, a, a.B * a.T * a.H * a.hd);
+  const kvElems = launch(rt, a, a.B * a.T * a.Hkv * a.hd);
+  return Promise.all([
+    rt.dispatch({ kernel: { shader: SHADER, entry: 'gqa_backward_scores' }, bindings: { 1: a.dout, 2: a.v, 3: a.att, 4: a.dpre }, params: rows.params, workgroups: rows.workgroups }),
+    rt.dispatch({ kernel: { shader: SHADER, entry: 'gqa_backward_dq' }, bindings: { 1: a.dpre, 2: a.k, 3: a.dq }, params: qElems.params, workgroups: qElems.workgroups }),
+    rt.dispatch({
+      kernel: { shader: SHADER, entry: 'gqa_backward_dkv' },
+      bindings: { 1: a.dpre, 2: a.att, 3: a.q, 4: a.dout, 5: a.dk, 6: a.dv },
+      params: kvElems.params,
+      workgroups: kvElems.workgroups,
+    }),
+  ]);
+}

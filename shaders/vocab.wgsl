@@ -128,3 +128,28 @@ fn embed_rows(@builtin(global_invocation_id) gid: vec3u) {
   if (tok < p.row0 || tok >= p.row0 + p.rows) { return; } // another part holds this token's row
   e_out[e] = e_table[(tok - p.row0) * p.d + e % p.d];
 }
+
+// ---- embedding gradient into one part: one invocation per (distinct token, channel) ------------------
+// The host groups positions by token (CSR: ids[u], positions[offsets[u] … offsets[u+1])), so the work
+// is O(N·d) whatever V is, and each row of dtable is written by one invocation (no atomics):
+//   dtable[id − row0] += Σ_k dout[positions[k]]
+
+@group(0) @binding(1) var<storage, read> b_ids: array<u32>;
+@group(0) @binding(2) var<storage, read> b_offsets: array<u32>;
+@group(0) @binding(3) var<storage, read> b_positions: array<u32>;
+@group(0) @binding(4) var<storage, read> b_dout: array<f32>;
+@group(0) @binding(5) var<storage, read_write> b_dtable: array<f32>;
+
+@compute @workgroup_size(WG)
+fn embed_rows_backward(@builtin(global_invocation_id) gid: vec3u) {
+  let e = index(gid);
+  if (e >= p.n) { return; }
+  let u = e / p.d;
+  let c = e % p.d;
+  let id = b_ids[u];
+  if (id < p.row0 || id >= p.row0 + p.rows) { return; }
+  var acc = 0.0;
+  for (var k = b_offsets[u]; k < b_offsets[u + 1u]; k++) { acc += b_dout[b_positions[k] * p.d + c]; }
+  let i = (id - p.row0) * p.d + c;
+  b_dtable[i] = b_dtable[i] + acc;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { embedRows, readRowSplit, rowAlign, uploadRowSplit, vocabChunkRows, vocabHeadBackward, vocabHeadForward } from '../../src/gpu/kernels/vocab';
+import { embedRows, embedRowsBackward, readRowSplit, rowAlign, uploadRowSplit, vocabChunkRows, vocabHeadBackward, vocabHeadForward } from '../../src/gpu/kernels/vocab';
 import * as ref from '../../src/model/reference/ops';
 import { Rng } from '../../src/util/rng';
 import { freshSeed, gpu, poisoned, randn, relErr, upload, uploadU32 } from './harness';
@@ -102,6 +102,23 @@ describe('vocabulary-chunked log-prob / entropy kernels vs float64 reference', (
     rt.run(await embedRows(rt, { tokens: uploadU32(rt, 'tok', tokens), table: split, out, N }));
     const want = Float64Array.from({ length: N * d }, (_, i) => table[tokens[Math.floor(i / d)] * d + (i % d)]);
     expect(relErr(await rt.readF32(out, 0, N * d), want), `seed ${seed}`).toBe(0);
+  });
+
+  it('the embedding gradient adds each token\'s rows into the part that holds them', async () => {
+    const rt = await gpu();
+    const seed = freshSeed();
+    const rng = new Rng(seed);
+    const [V, d, N] = [157, 20, 53];
+    // Repeats (a few ids many times) and the table's first and last rows.
+    const tokens = Array.from({ length: N }, (_, i) => (i === 0 ? 0 : i === 1 ? V - 1 : Math.floor(rng.next() * (i % 3 ? 9 : V))));
+    const dout = randn(rng, N * d).map(Math.fround);
+    const d0 = randn(rng, V * d).map(Math.fround);
+    const dtable = uploadRowSplit(rt, 'demb', Float32Array.from(d0), V, d, 4 * d * 32);
+    expect(dtable.parts.length).toBe(5);
+    rt.run(await embedRowsBackward(rt, { tokens, dout: upload(rt, 'dout', dout), dtable }));
+    const want = ref.embedRowsBackward(tokens, dout, V, d).map((x, i) => x + d0[i]);
+    expect(relErr(await readRowSplit(rt, dtable), want), `seed ${seed}`).toBeLessThan(1e-6);
+    await expect(embedRowsBackward(rt, { tokens: [V], dout: upload(rt, 'dout', dout), dtable })).rejects.toThrow(/token 157 is outside/);
   });
 
   it('chunks round up to 256-byte-aligned rows; a table too wide for the limit is refused', async () => {

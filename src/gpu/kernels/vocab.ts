@@ -110,6 +110,47 @@ export function embedRows(rt: GpuRuntime, a: { tokens: Binding; table: RowSplitT
   );
 }
 
+/**
+ * dtable[tokens[t]] += dout[t] for t < N (the embedding's gradient). `tokens` are host values: positions are
+ * grouped by token here (CSR), uploaded to `${label}` scratch, and each part adds the rows it holds.
+ */
+export async function embedRowsBackward(
+  rt: GpuRuntime,
+  a: { tokens: ArrayLike<number>; dout: Binding; dtable: RowSplitTable; label?: string },
+): Promise<Dispatch[]> {
+  const d = a.dtable.width;
+  const byId = new Map<number, number[]>();
+  for (let t = 0; t < a.tokens.length; t++) {
+    const id = a.tokens[t];
+    if (!Number.isInteger(id) || id < 0 || id >= a.dtable.rows) throw new Error(`embedRowsBackward: token ${id} is outside [0, ${a.dtable.rows})`);
+    const list = byId.get(id);
+    if (list) list.push(t);
+    else byId.set(id, [t]);
+  }
+  const ids = [...byId.keys()].sort((x, y) => x - y);
+  const offsets = [0];
+  const positions: number[] = [];
+  for (const id of ids) offsets.push(positions.push(...byId.get(id)!));
+  const label = a.label ?? 'default';
+  const put = (name: string, data: number[]) => {
+    const buf = rt.buffer(`vocab.embgrad.${name}.${label}`, Math.max(1, data.length) * 4);
+    rt.write(buf, Uint32Array.from(data));
+    return buf;
+  };
+  const idBuf = put('ids', ids), offBuf = put('offsets', offsets), posBuf = put('positions', positions);
+  const g = grid1d(rt, ids.length * d, WG);
+  return Promise.all(
+    a.dtable.parts.map((p) =>
+      rt.dispatch({
+        kernel: { shader: SHADER, entry: 'embed_rows_backward' },
+        bindings: { 1: idBuf, 2: offBuf, 3: posBuf, 4: a.dout, 5: p.buffer },
+        params: params(ids.length * d, g.params[1], 0, 0, 0, d, p.row0, p.rows),
+        workgroups: g.workgroups,
+      }),
+    ),
+  );
+}
+
 export interface VocabForwardArgs {
   /** [N, d] final hidden states. */
   hidden: Binding;

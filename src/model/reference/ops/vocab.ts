@@ -102,3 +102,10 @@ export function vocabHeadBackward(
   }
   return { dhidden, dhead };
 }
+
+/** The embedding's gradient: dtable[tokens[t]] += dout[t] (returns the sum, [V, d]). */
+export function embedRowsBackward(tokens: ArrayLike<number>, dout: ArrayLike<number>, V: number, d: number): Float64Array {
+  const dtable = new Float64Array(V * d);
+  for (let t = 0; t < tokens.length; t++) for (let i = 0; i < d; i++) dtable[tokens[t] * d + i] += dout[t * d + i];
+  return dtable;
+}

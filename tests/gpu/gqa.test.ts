@@ -64,9 +64,11 @@ describe('grouped-query attention kernels vs float64 reference', () => {
     expect(relErr(ga.dq, gb.dq)).toBeLessThan(1e-12);
   });
 
-  it('refuses query heads that are not a multiple of the kv heads', async () => {
+  it('refuses query heads that are not a multiple of the kv heads, and att over the binding limit', async () => {
     const rt = await gpu();
     const b = upload(rt, 'x', new Float32Array(16));
     expect(() => gqaForward(rt, { B: 1, T: 1, H: 3, Hkv: 2, hd: 2, q: b, k: b, v: b, out: b, att: b })).toThrow(/multiple of Hkv=2/);
+    // 64 × 9 heads × 1024² probabilities: 2.4 GB, over any adapter's binding limit.
+    expect(() => gqaForward(rt, { B: 64, T: 1024, H: 9, Hkv: 3, hd: 64, q: b, k: b, v: b, out: b, att: b })).toThrow(/att \[B=64, H=9, T=1024, T\] is 2415919104 bytes, over/);
   });
 });

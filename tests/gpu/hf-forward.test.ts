@@ -43,6 +43,9 @@ describe('Llama / Qwen2 forward on WebGPU vs the float64 reference', () => {
       if (process.env.HF_GPU_VERBOSE) console.log(`${arch}: max |GPU - float64| ${err.toExponential(2)} nats`);
       expect(err, `seed ${seed}`).toBeLessThan(NATS);
       expect(err, `seed ${seed}`).toBeLessThan(TIGHT);
+      // The head's only logits buffer holds one chunk: 111 tokens × 64 rows, not × 320.
+      const rt = await gpu();
+      expect(rt.buffer('vocab.logits.hf', 0).size).toBe(3 * 37 * 64 * 4);
     });
 
     it(`${arch}: an odd chunk and the embedding/head split into parts of 48 rows give the same`, async () => {

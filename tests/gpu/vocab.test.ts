@@ -121,11 +121,15 @@ describe('vocabulary-chunked log-prob / entropy kernels vs float64 reference', (
     await expect(embedRowsBackward(rt, { tokens: [V], dout: upload(rt, 'dout', dout), dtable })).rejects.toThrow(/token 157 is outside/);
   });
 
-  it('chunks round up to 256-byte-aligned rows; a table too wide for the limit is refused', async () => {
+  it('chunks round up to 256-byte-aligned rows and narrow to fit the binding limit; a table too wide for the limit is refused', async () => {
     expect(vocabChunkRows(7, 32)).toBe(8);
     expect(vocabChunkRows(64, 896)).toBe(64);
     expect(vocabChunkRows(1, 13)).toBe(64);
     expect(() => vocabChunkRows(0, 8)).toThrow(/positive integer/);
+    // 16,384 tokens × 4,096 rows of logits would be 256 MiB: narrowed to fit WebGPU's default 128 MiB binding.
+    expect(vocabChunkRows(4096, 896, 16384, 128 * 2 ** 20)).toBe(2048);
+    expect(vocabChunkRows(4096, 12, 1000, 4 * 1000 * 100)).toBe(96);
+    expect(() => vocabChunkRows(64, 13, 1000, 4 * 1000 * 63)).toThrow(/exceed the 252000-byte storage binding limit/);
     const rt = await gpu();
     expect(() => uploadRowSplit(rt, 'wide', null, 10, 64, 128)).toThrow(/exceed the 128-byte buffer limit/);
   });

@@ -17,11 +17,14 @@ export interface GqaDims {
   hd: number;
 }
 
-function check(s: GqaDims, what: string): void {
+function check(rt: GpuRuntime, s: GqaDims, what: string): void {
   for (const [k, v] of Object.entries({ B: s.B, T: s.T, H: s.H, Hkv: s.Hkv, hd: s.hd })) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`${what}: ${k} must be a positive integer, got ${v}`);
   }
   if (s.H % s.Hkv !== 0) throw new Error(`${what}: H=${s.H} query heads are not a multiple of Hkv=${s.Hkv} kv heads`);
+  const attBytes = 4 * s.B * s.H * s.T * s.T;
+  const limit = Math.min(rt.limits.maxStorageBufferBindingSize, rt.limits.maxBufferSize);
+  if (attBytes > limit) throw new Error(`${what}: att [B=${s.B}, H=${s.H}, T=${s.T}, T] is ${attBytes} bytes, over this adapter's ${limit}-byte storage binding limit; use fewer sequences per batch`);
 }
 
 function launch(rt: GpuRuntime, s: GqaDims, n: number): { params: number[]; workgroups: [number, number] } {
@@ -32,7 +35,7 @@ function launch(rt: GpuRuntime, s: GqaDims, n: number): { params: number[]; work
 
 /** out [B·T, H, hd] and att [B, H, T, T] (the masked upper triangle written as 0). */
 export function gqaForward(rt: GpuRuntime, a: GqaDims & { q: Binding; k: Binding; v: Binding; out: Binding; att: Binding }): Promise<Dispatch> {
-  check(a, 'gqaForward');
+  check(rt, a, 'gqaForward');
   const g = launch(rt, a, a.B * a.H * a.T);
   return rt.dispatch({
     kernel: { shader: SHADER, entry: 'gqa_forward' },
@@ -48,7 +51,7 @@ export function gqaBackward(
   rt: GpuRuntime,
   a: GqaDims & { dout: Binding; q: Binding; k: Binding; v: Binding; att: Binding; dpre: Binding; dq: Binding; dk: Binding; dv: Binding },
 ): Promise<Dispatch[]> {
-  check(a, 'gqaBackward');
+  check(rt, a, 'gqaBackward');
   const rows = launch(rt, a, a.B * a.H * a.T);
   const qElems = launch(rt, a, a.B * a.T * a.H * a.hd);
   const kvElems = launch(rt, a, a.B * a.T * a.Hkv * a.hd);

@@ -41,12 +41,20 @@ export function rowAlign(width: number): number {
   return 64 / gcd(width, 64);
 }
 
-/** The chunk actually used for a requested one: rounded up to a multiple of rowAlign(d). */
-export function vocabChunkRows(requested: number, d: number): number {
+/**
+ * The chunk actually used for a requested one: rounded up to a multiple of rowAlign(d), then, when N rows of
+ * logits that wide would not fit one binding of `maxBytes` (e.g. 16,384 tokens × 4,096 rows = 256 MiB against
+ * WebGPU's default 128 MiB), narrowed to the widest multiple of rowAlign(d) that does.
+ */
+export function vocabChunkRows(requested: number, d: number, N = 1, maxBytes = Infinity): number {
   if (!Number.isInteger(requested) || requested < 1) throw new Error(`vocab chunk must be a positive integer, got ${requested}`);
   const a = rowAlign(d);
-  return ceilDiv(requested, a) * a;
+  const fit = Math.floor(maxBytes / (4 * N) / a) * a;
+  if (fit < 1) throw new Error(`vocab head: ${N} rows of ${a} logits (${4 * N * a} bytes) exceed the ${maxBytes}-byte storage binding limit; score fewer tokens at once`);
+  return Math.min(ceilDiv(requested, a) * a, fit);
 }
+
+const bindingLimit = (rt: GpuRuntime) => Math.min(rt.limits.maxStorageBufferBindingSize, rt.limits.maxBufferSize);
 
 /**
  * Uploads a [rows, width] table as buffers `${name}.0`, `${name}.1`, … of at most `maxBytes` each (default:
@@ -171,7 +179,7 @@ export interface VocabForwardArgs {
 /** logp, entropy and lse [N] of softmax(hidden · headᵀ), chunk by chunk. Dispatches to run in order. */
 export async function vocabHeadForward(rt: GpuRuntime, a: VocabForwardArgs): Promise<Dispatch[]> {
   const d = a.head.width;
-  const chunk = vocabChunkRows(a.chunk, d);
+  const chunk = vocabChunkRows(a.chunk, d, a.N, bindingLimit(rt));
   const label = a.label ?? 'default';
   const block = rt.buffer(`vocab.logits.${label}`, a.N * chunk * 4);
   const state = rt.buffer(`vocab.state.${label}`, a.N * 16);
@@ -216,7 +224,7 @@ export interface VocabBackwardArgs {
 /** dhidden (+)= ∂L/∂hidden and dhead += ∂L/∂head, recomputing each chunk's logits. Dispatches to run in order. */
 export async function vocabHeadBackward(rt: GpuRuntime, a: VocabBackwardArgs): Promise<Dispatch[]> {
   const d = a.head.width;
-  const chunk = vocabChunkRows(a.chunk, d);
+  const chunk = vocabChunkRows(a.chunk, d, a.N, bindingLimit(rt));
   if (a.dhead && (a.dhead.parts.length !== a.head.parts.length || a.dhead.parts.some((p, i) => p.rows !== a.head.parts[i].rows))) {
     throw new Error('vocabHeadBackward: dhead is not split like head');
   }

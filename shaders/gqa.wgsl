@@ -158,3 +158,66 @@ fn gqa_backward_dkv(@builtin(global_invocation_id) gid: vec3u) {
   kv_dk[e] = dk;
   kv_dv[e] = dv;
 }
+
+// ---- decode: one new token per sequence against a KV cache ---------------------------------------
+// Caches are [B, Tmax, Hkv, hd]; the new token is at position pos = state[0] (a u32 storage word, so
+// a recorded dispatch replays at every position; p.T holds Tmax, p.n the invocations). A position
+// ≥ Tmax writes nothing. gqa_cache_write stores its k and v ([B, Hkv, hd], after RoPE) at [b, pos];
+// gqa_decode then computes, per (b, h), softmax over s ≤ pos of q·k_s·scale (scores kept in
+// scratch [B, H, Tmax]) and out [B, H, hd] = Σ_s p_s·v_s: the same math as training row `pos`.
+
+@group(0) @binding(6) var<storage, read> state: array<u32>;
+
+@group(0) @binding(1) var<storage, read> w_k: array<f32>;
+@group(0) @binding(2) var<storage, read> w_v: array<f32>;
+@group(0) @binding(3) var<storage, read_write> w_kcache: array<f32>;
+@group(0) @binding(4) var<storage, read_write> w_vcache: array<f32>;
+
+@compute @workgroup_size(WG)
+fn gqa_cache_write(@builtin(global_invocation_id) gid: vec3u) {
+  let e = index(gid); // (b·Hkv + g)·hd + i
+  if (e >= p.n || state[0] >= p.T) { return; }
+  let per = p.Hkv * p.hd;
+  let b = e / per;
+  let c = (b * p.T + state[0]) * per + e % per;
+  w_kcache[c] = w_k[e];
+  w_vcache[c] = w_v[e];
+}
+
+@group(0) @binding(1) var<storage, read> d_q: array<f32>;
+@group(0) @binding(2) var<storage, read> d_kcache: array<f32>;
+@group(0) @binding(3) var<storage, read> d_vcache: array<f32>;
+@group(0) @binding(4) var<storage, read_write> d_out: array<f32>;
+@group(0) @binding(5) var<storage, read_write> d_scores: array<f32>;
+
+@compute @workgroup_size(WG)
+fn gqa_decode(@builtin(global_invocation_id) gid: vec3u) {
+  let bh = index(gid); // b·H + h
+  if (bh >= p.n || state[0] >= p.T) { return; }
+  let h = bh % p.H;
+  let b = bh / p.H;
+  let g = h / (p.H / p.Hkv);
+  let qo = bh * p.hd;
+  let so = bh * p.T;
+  var mx = -3.4e38;
+  for (var s = 0u; s <= state[0]; s++) {
+    let ko = kv_at(b, s, g);
+    var dot = 0.0;
+    for (var i = 0u; i < p.hd; i++) { dot += d_q[qo + i] * d_kcache[ko + i]; }
+    let score = dot * p.scale;
+    d_scores[so + s] = score;
+    mx = max(mx, score);
+  }
+  var sum = 0.0;
+  for (var s = 0u; s <= state[0]; s++) {
+    let e = exp(d_scores[so + s] - mx);
+    d_scores[so + s] = e;
+    sum += e;
+  }
+  let inv = 1.0 / sum;
+  for (var i = 0u; i < p.hd; i++) {
+    var acc = 0.0;
+    for (var s = 0u; s <= state[0]; s++) { acc += d_scores[so + s] * inv * d_vcache[kv_at(b, s, g) + i]; }
+    d_out[qo + i] = acc;
+  }
+}

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { gqaBackward, gqaForward } from '../../src/gpu/kernels/gqa';
+import { gqaBackward, gqaDecode, gqaForward } from '../../src/gpu/kernels/gqa';
 import * as ref from '../../src/model/reference/ops';
 import { Rng } from '../../src/util/rng';
-import { freshSeed, gpu, poisoned, randn, relErr, upload } from './harness';
+import { freshSeed, gpu, poisoned, randn, relErr, upload, uploadU32 } from './harness';
 
 const TOL = 1e-4;
 type Shape = { B: number; T: number; H: number; Hkv: number; hd: number };
@@ -63,6 +63,47 @@ describe('grouped-query attention kernels vs float64 reference', () => {
     expect(relErr(ga.dv, fold(gb.dv))).toBeLessThan(1e-12);
     expect(relErr(ga.dq, gb.dq)).toBeLessThan(1e-12);
   });
+
+  for (const s of [{ B: 2, Tmax: 9, H: 6, Hkv: 2, hd: 5 }, { B: 1, Tmax: 20, H: 4, Hkv: 1, hd: 8 }]) {
+    it(`KV-cache decode, every position, equals the training forward's rows: B=${s.B} Tmax=${s.Tmax} H=${s.H} Hkv=${s.Hkv} hd=${s.hd}`, async () => {
+      const rt = await gpu();
+      const seed = freshSeed();
+      const rng = new Rng(seed);
+      const { B, Tmax, H, Hkv, hd } = s;
+      const q = randn(rng, B * Tmax * H * hd, 2).map(Math.fround), k = randn(rng, B * Tmax * Hkv * hd, 2).map(Math.fround), v = randn(rng, B * Tmax * Hkv * hd).map(Math.fround);
+      const full = ref.gqaForward(q, k, v, { B, T: Tmax, H, Hkv, hd }).out;
+      // Caches start as NaN: a position past `pos` that were read would poison the output.
+      const kcache = poisoned(rt, 'kc', B * Tmax * Hkv * hd), vcache = poisoned(rt, 'vc', B * Tmax * Hkv * hd);
+      const [qb, kb, vb] = [poisoned(rt, 'dq1', B * H * hd), poisoned(rt, 'dk1', B * Hkv * hd), poisoned(rt, 'dv1', B * Hkv * hd)];
+      const out = poisoned(rt, 'dout1', B * H * hd), state = uploadU32(rt, 'state', [0]);
+      const ds = await gqaDecode(rt, { ...s, q: qb, k: kb, v: vb, kcache, vcache, out, scores: poisoned(rt, 'scores', B * H * Tmax), state });
+      const kc = new Float64Array(B * Tmax * Hkv * hd), vc = new Float64Array(B * Tmax * Hkv * hd);
+      const row = (x: Float64Array, heads: number, pos: number) => Float64Array.from({ length: B * heads * hd }, (_, i) => x[((Math.floor(i / (heads * hd)) * Tmax + pos) * heads * hd) + (i % (heads * hd))]);
+      for (let pos = 0; pos < Tmax; pos++) {
+        rt.write(state, Uint32Array.of(pos));
+        rt.write(qb, Float32Array.from(row(q, H, pos)));
+        const [kr, vr] = [row(k, Hkv, pos), row(v, Hkv, pos)];
+        rt.write(kb, Float32Array.from(kr));
+        rt.write(vb, Float32Array.from(vr));
+        rt.run(ds);
+        for (let i = 0; i < kr.length; i++) {
+          const c = (Math.floor(i / (Hkv * hd)) * Tmax + pos) * Hkv * hd + (i % (Hkv * hd));
+          kc[c] = kr[i];
+          vc[c] = vr[i];
+        }
+        const got = await rt.readF32(out, 0, B * H * hd);
+        const twin = ref.gqaDecodeStep(row(q, H, pos), kc, vc, pos, s);
+        expect(relErr(twin, row(full, H, pos)), 'twin = training row').toBeLessThan(1e-12);
+        expect(relErr(got, twin), `pos ${pos}, seed ${seed}`).toBeLessThan(TOL);
+      }
+      // A position past the cache writes nothing.
+      const before = await rt.readF32(out, 0, B * H * hd);
+      rt.write(state, Uint32Array.of(Tmax));
+      rt.write(qb, new Float32Array(B * H * hd).fill(7));
+      rt.run(ds);
+      expect(await rt.readF32(out, 0, B * H * hd)).toEqual(before);
+    });
+  }
 
   it('refuses query heads that are not a multiple of the kv heads, and att over the binding limit', async () => {
     const rt = await gpu();

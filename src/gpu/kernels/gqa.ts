@@ -66,3 +66,24 @@ export function gqaBackward(
     }),
   ]);
 }
+
+/**
+ * Decoding one token per sequence with a KV cache ([B, Tmax, Hkv, hd] each) at position pos = state[0] (a u32
+ * storage word, so the recorded dispatches replay at every position): stores the new token's k and v
+ * ([B, Hkv, hd], after RoPE) at [b, pos], then out [B, H, hd] = causal attention of q [B, H, hd] over
+ * positions 0 … pos. `scores` is scratch [B, H, Tmax]. Dispatches to run in order.
+ */
+export function gqaDecode(
+  rt: GpuRuntime,
+  a: { B: number; Tmax: number; H: number; Hkv: number; hd: number; q: Binding; k: Binding; v: Binding; kcache: Binding; vcache: Binding; out: Binding; scores: Binding; state: Binding },
+): Promise<Dispatch[]> {
+  const s = { B: a.B, T: a.Tmax, H: a.H, Hkv: a.Hkv, hd: a.hd };
+  check(rt, { ...s, T: 1 }, 'gqaDecode');
+  if (!Number.isInteger(a.Tmax) || a.Tmax < 1) throw new Error(`gqaDecode: Tmax must be a positive integer, got ${a.Tmax}`);
+  const write = launch(rt, s, a.B * a.Hkv * a.hd);
+  const rows = launch(rt, s, a.B * a.H);
+  return Promise.all([
+    rt.dispatch({ kernel: { shader: SHADER, entry: 'gqa_cache_write' }, bindings: { 1: a.k, 2: a.v, 3: a.kcache, 4: a.vcache, 6: a.state }, params: write.params, workgroups: write.workgroups }),
+    rt.dispatch({ kernel: { shader: SHADER, entry: 'gqa_decode' }, bindings: { 1: a.q, 2: a.kcache, 3: a.vcache, 4: a.out, 5: a.scores, 6: a.state }, params: rows.params, workgroups: rows.workgroups }),
+  ]);
+}

@@ -90,3 +90,33 @@ export function gqaBackward(
     }
   return { dq, dk, dv };
 }
+
+/**
+ * One decoding step: q [B, H, hd] of the token at position pos against caches [B, Tmax, Hkv, hd] holding
+ * positions 0 … pos (the token's own k and v included); out [B, H, hd]. Equals gqaForward's row pos.
+ */
+export function gqaDecodeStep(q: ArrayLike<number>, kcache: ArrayLike<number>, vcache: ArrayLike<number>, pos: number, s: { B: number; Tmax: number; H: number; Hkv: number; hd: number }): Float64Array {
+  const { B, Tmax, H, Hkv, hd } = s;
+  const group = H / Hkv, scale = 1 / Math.sqrt(hd);
+  const out = new Float64Array(B * H * hd);
+  const p = new Float64Array(pos + 1);
+  for (let b = 0; b < B; b++)
+    for (let h = 0; h < H; h++) {
+      const g = Math.floor(h / group), qo = (b * H + h) * hd;
+      let mx = -Infinity;
+      for (let u = 0; u <= pos; u++) {
+        const ko = ((b * Tmax + u) * Hkv + g) * hd;
+        let dot = 0;
+        for (let i = 0; i < hd; i++) dot += q[qo + i] * kcache[ko + i];
+        p[u] = dot * scale;
+        mx = Math.max(mx, p[u]);
+      }
+      let z = 0;
+      for (let u = 0; u <= pos; u++) z += p[u] = Math.exp(p[u] - mx);
+      for (let u = 0; u <= pos; u++) {
+        const vo = ((b * Tmax + u) * Hkv + g) * hd;
+        for (let i = 0; i < hd; i++) out[qo + i] += (p[u] / z) * vcache[vo + i];
+      }
+    }
+  return out;
+}

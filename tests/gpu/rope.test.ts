@@ -3,7 +3,7 @@ import { ropeRotate, ropeTables } from '../../src/gpu/kernels/rope';
 import { applyRope } from '../../src/model/hf/reference-forward';
 import * as ref from '../../src/model/reference/ops';
 import { Rng } from '../../src/util/rng';
-import { freshSeed, gpu, poisoned, randn, relErr, upload } from './harness';
+import { freshSeed, gpu, poisoned, randn, relErr, upload, uploadU32 } from './harness';
 
 const TOL = 1e-5;
 // [B, T, heads, hd, θ, pos0]
@@ -50,6 +50,29 @@ describe('RoPE kernel vs float64 reference', () => {
     expect(r[hd]).toBeCloseTo(Math.cos(1), 12);
     expect(r[hd + hd / 2]).toBeCloseTo(Math.sin(1), 12);
     expect(r[hd + 1]).toBe(0);
+  });
+
+  it('decoding: the position comes from a state word, and a position past the tables writes nothing', async () => {
+    const rt = await gpu();
+    const seed = freshSeed();
+    const [B, heads, hd, theta, positions] = [3, 5, 12, 1e4, 30];
+    const x = randn(new Rng(seed), B * heads * hd).map(Math.fround);
+    const t = ropeTables(theta, hd, positions);
+    const exact = (data: Float32Array) => ({ buffer: upload(rt, `t${data === t.cos ? 'c' : 's'}`, data), offset: 0, size: data.byteLength });
+    const state = uploadU32(rt, 'state', [0]);
+    const out = poisoned(rt, 'out', B * heads * hd);
+    const d = await ropeRotate(rt, { x: upload(rt, 'x', x), out, cos: exact(t.cos), sin: exact(t.sin), rows: B, T: 1, heads, headDim: hd, positions, state, direction: 1 });
+    for (const pos of [0, 7, positions - 1]) {
+      rt.write(state, Uint32Array.of(pos));
+      rt.run([d]);
+      expect(relErr(await rt.readF32(out, 0, x.length), ref.ropeForward(x, B, 1, heads, hd, theta, pos)), `pos ${pos}, seed ${seed}`).toBeLessThan(TOL);
+    }
+    const before = await rt.readF32(out, 0, x.length);
+    rt.write(state, Uint32Array.of(positions));
+    rt.write(out, new Float32Array(x.length).fill(NaN));
+    rt.run([d]);
+    expect((await rt.readF32(out, 0, x.length)).every(Number.isNaN)).toBe(true);
+    expect(before.every(Number.isFinite)).toBe(true);
   });
 
   it('refuses tables too short for the positions and odd head sizes', async () => {

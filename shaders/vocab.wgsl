@@ -5,6 +5,9 @@
 //   vocab_grad_chunk    ∂L/∂z of L = Σ c_t·logp_t + Σ e_t·H_t for one chunk, recomputed from its logits
 //                       block and the saved lse and entropy:
 //                       dz = c_t·(1[v = target] − p_v) − e_t·p_v·(log p_v + H_t)
+//   vocab_sample_chunk  a second pass over the same chunks (after the stats pass at the same temperature):
+//                       inverse-CDF sampling at temperature τ, the first id whose running Σ p exceeds u,
+//                       u = uniform(seed, row, pos) as in sampling.wgsl (top-p is not chunked: 1 only)
 //   embed_rows          token embedding from one part of a head/embedding split by rows (tables over
 //                       maxStorageBufferBindingSize are held as several buffers of whole rows)
 //
@@ -21,6 +24,8 @@ struct Params {
   d: u32,          // embed_rows: row width
   row0: u32,       // embed_rows: vocabulary id of the part's first row
   rows: u32,       // embed_rows: rows in the part
+  inv_tau: f32,    // stats / sample: 1/τ (logits are scaled by it; the gradient pass needs τ = 1)
+  seed: u32,       // sample: the PRNG seed
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -61,14 +66,15 @@ fn vocab_stats_chunk(@builtin(global_invocation_id) gid: vec3u) {
   var st: vec4f;
   var j0 = 0u;
   if ((p.flags & FIRST) != 0u) {
-    st = vec4f(logits[base], 0.0, 0.0, nan_from(tgt)); // a target in no chunk leaves logp NaN
-    if (tgt == p.c0) { st.w = logits[base]; }
+    let z0 = logits[base] * p.inv_tau;
+    st = vec4f(z0, 0.0, 0.0, nan_from(tgt)); // a target in no chunk leaves logp NaN
+    if (tgt == p.c0) { st.w = z0; }
     j0 = 1u;
   } else {
     st = state[row];
   }
   for (var j = j0; j < p.width; j++) {
-    let z = logits[base + j];
+    let z = logits[base + j] * p.inv_tau;
     if (tgt == p.c0 + j) { st.w = z; }
     if (z > st.x) {
       let dm = st.x - z;
@@ -86,6 +92,55 @@ fn vocab_stats_chunk(@builtin(global_invocation_id) gid: vec3u) {
     out_logp[row] = (st.w - st.x) - lg;
     out_entropy[row] = lg - st.z / (1.0 + st.y);
     out_lse[row] = st.x + lg;
+  } else {
+    state[row] = st;
+  }
+}
+
+// ---- sampling: one invocation per row, after the stats pass wrote lse -----------------------------
+// state[row] = (running Σ p, chosen id + 1 or 0 for none yet (exact in f32 below 2^24), chosen z/τ, 0);
+// pos = pos_state[0] keys the draw.
+
+@group(0) @binding(7) var<storage, read> pos_state: array<u32>;
+@group(0) @binding(8) var<storage, read_write> sampled: array<u32>;
+
+// PCG RXS-M-XS hash and the 24-bit uniform of sampling.wgsl (the same draws for the same (seed, row, pos)).
+fn pcg_hash(x: u32) -> u32 {
+  let s = x * 747796405u + 2891336453u;
+  let word = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u;
+  return (word >> 22u) ^ word;
+}
+
+fn uniform01(seed: u32, b: u32, pos: u32) -> f32 {
+  let h = pcg_hash(pcg_hash(pcg_hash(seed) ^ b) ^ pos);
+  return f32(h >> 8u) * (1.0 / 16777216.0);
+}
+
+@compute @workgroup_size(WG)
+fn vocab_sample_chunk(@builtin(global_invocation_id) gid: vec3u) {
+  let row = index(gid);
+  if (row >= p.n) { return; }
+  var st = vec4f(0.0);
+  if ((p.flags & FIRST) == 0u) { st = state[row]; }
+  let lse = out_lse[row];
+  if (st.y == 0.0) {
+    let u = uniform01(p.seed, row, pos_state[0]);
+    let base = row * p.width;
+    for (var j = 0u; j < p.width; j++) {
+      let z = logits[base + j] * p.inv_tau;
+      st.x += exp(z - lse);
+      st.z = z; // the last id visited: the pick when round-off leaves Σ p ≤ u
+      if (st.x > u) {
+        st.y = f32(p.c0 + j + 1u);
+        break;
+      }
+    }
+  }
+  if ((p.flags & LAST) != 0u) {
+    var id = p.c0 + p.width - 1u;
+    if (st.y > 0.0) { id = u32(st.y) - 1u; }
+    sampled[row] = id;
+    out_logp[row] = st.z - lse;
   } else {
     state[row] = st;
   }

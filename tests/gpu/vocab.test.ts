@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { embedRows, embedRowsBackward, readRowSplit, rowAlign, uploadRowSplit, vocabChunkRows, vocabHeadBackward, vocabHeadForward } from '../../src/gpu/kernels/vocab';
+import { embedRows, embedRowsBackward, readRowSplit, rowAlign, uploadRowSplit, vocabChunkRows, vocabHeadBackward, vocabHeadForward, vocabHeadSample } from '../../src/gpu/kernels/vocab';
+import { sampleToken, uniformAt } from '../../src/model/reference/sampling';
 import * as ref from '../../src/model/reference/ops';
 import { Rng } from '../../src/util/rng';
 import { freshSeed, gpu, poisoned, randn, relErr, upload, uploadU32 } from './harness';
@@ -51,6 +52,44 @@ describe('vocabulary-chunked log-prob / entropy kernels vs float64 reference', (
       const g = ref.vocabHeadBackward(P.hidden, P.head, P.targets, want, coef, entCoef, N, d, V, chunk);
       expect(relErr(await rt.readF32(dhidden, 0, N * d), g.dhidden), `dhidden, seed ${seed}`).toBeLessThan(TOL);
       expect(relErr(await readRowSplit(rt, dhead), Float64Array.from(g.dhead, (x, i) => x + dhead0[i])), `dhead, seed ${seed}`).toBeLessThan(TOL);
+    });
+  }
+
+  for (const [tau, pos] of [[1, 0], [0.7, 5]] as const) {
+    it(`sampling over chunks (τ ${tau}, pos ${pos}) picks the tokens of the float64 sampler for the same draws`, async () => {
+      const rt = await gpu();
+      const seed = freshSeed();
+      const rng = new Rng(seed);
+      const [N, d, V, chunk] = [97, 16, 389, 50];
+      const hidden = randn(rng, N * d).map(Math.fround);
+      const head = randn(rng, V * d, 2 / Math.sqrt(d)).map(Math.fround);
+      const h = uploadRowSplit(rt, 'shead', Float32Array.from(head), V, d, 4 * d * 128);
+      expect(h.parts.length).toBe(4);
+      const sampled = uploadU32(rt, 'sampled', new Array(N).fill(12345));
+      const logp = poisoned(rt, 'slogp', N), entropy = poisoned(rt, 'sent', N), lse = poisoned(rt, 'slse', N);
+      const ds = await vocabHeadSample(rt, { hidden: upload(rt, 'sh', hidden), head: h, N, chunk, temperature: tau, seed, state: uploadU32(rt, 'spos', [pos]), sampled, logp, entropy, lse });
+      rt.run(ds);
+      const got = { token: await rt.readU32(sampled, 0, N), logp: await rt.readF32(logp, 0, N), entropy: await rt.readF32(entropy, 0, N) };
+      let compared = 0;
+      for (let t = 0; t < N; t++) {
+        const z = Array.from({ length: V }, (_, v) => hidden.slice(t * d, t * d + d).reduce((acc, x, i) => acc + x * head[v * d + i], 0));
+        const u = uniformAt(seed, t, pos);
+        const want = sampleToken(z, tau, 1, u);
+        expect(got.entropy[t], `entropy row ${t}, seed ${seed}`).toBeCloseTo(want.entropy, 4);
+        // f32 running sums may cross u one id earlier or later only when u is within round-off of a boundary.
+        const lse = Math.log(z.reduce((acc, x) => acc + Math.exp(x / tau), 0));
+        let before = 0;
+        for (let v = 0; v < want.token; v++) before += Math.exp(z[v] / tau - lse);
+        const at = before + Math.exp(z[want.token] / tau - lse);
+        if (Math.abs(before - u) < 1e-5 || Math.abs(at - u) < 1e-5) continue;
+        compared++;
+        expect(got.token[t], `row ${t}, seed ${seed}`).toBe(want.token);
+        expect(got.logp[t], `row ${t}, seed ${seed}`).toBeCloseTo(want.logp, 4);
+      }
+      expect(compared).toBeGreaterThan(N - 5);
+      // The draws spread over the vocabulary (not one token, not only the first chunk).
+      expect(new Set(got.token).size).toBeGreaterThan(20);
+      expect(Math.max(...got.token)).toBeGreaterThan(2 * chunk);
     });
   }
 

@@ -13,7 +13,7 @@
  */
 import { matmul } from './matmul';
 import { grid1d } from './elementwise';
-import { ceilDiv, type Binding, type BufferSlice, type Dispatch, type GpuRuntime } from '../runtime';
+import { ceilDiv, f32bits, type Binding, type BufferSlice, type Dispatch, type GpuRuntime } from '../runtime';
 
 const SHADER = 'vocab.wgsl';
 const WG = 64;
@@ -100,7 +100,8 @@ function chunks(t: RowSplitTable, chunk: number): Chunk[] {
   return out;
 }
 
-const params = (n: number, rowGroups: number, width = 0, c0 = 0, flags = 0, d = 0, row0 = 0, rows = 0) => [n, rowGroups, width, c0, flags, d, row0, rows];
+/** Uniform words in the order of vocab.wgsl's Params. */
+const params = (n: number, rowGroups: number, width = 0, c0 = 0, flags = 0, d = 0, row0 = 0, rows = 0, invTau = 1, seed = 0) => [n, rowGroups, width, c0, flags, d, row0, rows, f32bits(invTau), seed >>> 0];
 
 /** out[t] = table[tokens[t]] for t < N (one dispatch per part; each writes the tokens whose rows it holds). */
 export function embedRows(rt: GpuRuntime, a: { tokens: Binding; table: RowSplitTable; out: Binding; N: number }): Promise<Dispatch[]> {
@@ -174,6 +175,14 @@ export interface VocabForwardArgs {
   lse: Binding;
   /** Names this call's scratch (logits block, state); calls with the same label share it. */
   label?: string;
+  /** τ: the statistics are of softmax(z/τ) (default 1; the backward needs 1). */
+  temperature?: number;
+}
+
+function invTemperature(t: number | undefined): number {
+  const tau = t ?? 1;
+  if (!(tau > 0) || !Number.isFinite(tau)) throw new Error(`vocab head: temperature must be a positive number, got ${tau}`);
+  return 1 / tau;
 }
 
 /** logp, entropy and lse [N] of softmax(hidden · headᵀ), chunk by chunk. Dispatches to run in order. */
@@ -193,12 +202,49 @@ export async function vocabHeadForward(rt: GpuRuntime, a: VocabForwardArgs): Pro
       rt.dispatch({
         kernel: { shader: SHADER, entry: 'vocab_stats_chunk' },
         bindings: { 1: block, 2: a.targets, 3: state, 4: a.logp, 5: a.entropy, 6: a.lse },
-        params: params(a.N, g.params[1], c.n, c.c0, flags),
+        params: params(a.N, g.params[1], c.n, c.c0, flags, 0, 0, 0, invTemperature(a.temperature)),
         workgroups: g.workgroups,
       }),
     );
   });
   return Promise.all(out);
+}
+
+/**
+ * Samples one token per row from softmax(hidden·headᵀ/τ) without [N, V] logits: the statistics pass (entropy,
+ * lse), then a second pass over the same chunks, inverse-CDF with u = uniformAt(seed, row, state[0]) (the draw
+ * of shaders/sampling.wgsl and src/model/reference/sampling.ts; no top-p). Writes sampled [N] (u32), the
+ * sampled token's log-prob, the entropy and lse. Dispatches to run in order.
+ */
+export async function vocabHeadSample(
+  rt: GpuRuntime,
+  a: { hidden: Binding; head: RowSplitTable; N: number; chunk: number; temperature: number; seed: number; state: Binding; sampled: Binding; logp: Binding; entropy: Binding; lse: Binding; label?: string },
+): Promise<Dispatch[]> {
+  if (a.head.rows >= 2 ** 24) throw new Error(`vocabHeadSample: ${a.head.rows} vocabulary rows; the sampler keeps ids in f32, exact below 2^24`);
+  const label = a.label ?? 'default';
+  const none = rt.buffer(`vocab.notarget.${label}`, a.N * 4);
+  rt.write(none, new Uint32Array(a.N).fill(0xffffffff));
+  const stats = await vocabHeadForward(rt, { hidden: a.hidden, head: a.head, targets: none, N: a.N, chunk: a.chunk, logp: a.logp, entropy: a.entropy, lse: a.lse, label, temperature: a.temperature });
+  const d = a.head.width;
+  const chunk = vocabChunkRows(a.chunk, d, a.N, bindingLimit(rt));
+  const block = rt.buffer(`vocab.logits.${label}`, a.N * chunk * 4);
+  const state = rt.buffer(`vocab.state.${label}`, a.N * 16);
+  const g = grid1d(rt, a.N, WG);
+  const list = chunks(a.head, chunk);
+  const out: Promise<Dispatch>[] = [];
+  list.forEach((c, i) => {
+    const flags = (i === 0 ? FIRST : 0) | (i === list.length - 1 ? LAST : 0);
+    out.push(matmul(rt, { a: a.hidden, b: c.slice, out: block, M: a.N, N: c.n, K: d, transA: false, transB: true, accumulate: false }));
+    out.push(
+      rt.dispatch({
+        kernel: { shader: SHADER, entry: 'vocab_sample_chunk' },
+        bindings: { 1: block, 3: state, 4: a.logp, 6: a.lse, 7: a.state, 8: a.sampled },
+        params: params(a.N, g.params[1], c.n, c.c0, flags, 0, 0, 0, invTemperature(a.temperature), a.seed),
+        workgroups: g.workgroups,
+      }),
+    );
+  });
+  return [...stats, ...(await Promise.all(out))];
 }
 
 export interface VocabBackwardArgs {

@@ -2,16 +2,18 @@
  * `magic-lab gradcheck`'s checks of the real-model (Llama / Qwen2) kernels: RoPE, grouped-query
  * attention, SwiGLU, RMSNorm at a model's ε, the vocabulary-chunked log-prob / entropy head over a
  * row-split table and the embedding rows, each forward + backward against its float64 twin on fresh
- * random inputs with poisoned outputs; then the whole forward and backward of both tiny checkpoints
- * against the float64 reference model.
+ * random inputs with poisoned outputs, GQA's KV-cache decode step, the chunked sampler (its error is the
+ * count of tokens that differ from the float64 sampler's away from CDF boundaries); then the whole
+ * forward and backward of both tiny checkpoints against the float64 reference model.
  */
 import { poisoned, relErr, upload, uploadU32 } from '../gpu/check';
 import type { GpuRuntime } from '../gpu/runtime';
-import { gqaBackward, gqaForward } from '../gpu/kernels/gqa';
+import { gqaBackward, gqaDecode, gqaForward } from '../gpu/kernels/gqa';
 import { normForward } from '../gpu/kernels/norm';
 import { ropeRotate, ropeTables } from '../gpu/kernels/rope';
 import { swigluBackward, swigluForward } from '../gpu/kernels/swiglu';
-import { embedRows, embedRowsBackward, readRowSplit, uploadRowSplit, vocabHeadBackward, vocabHeadForward } from '../gpu/kernels/vocab';
+import { embedRows, embedRowsBackward, readRowSplit, uploadRowSplit, vocabHeadBackward, vocabHeadForward, vocabHeadSample } from '../gpu/kernels/vocab';
+import { sampleToken, uniformAt } from '../model/reference/sampling';
 import * as ref from '../model/reference/ops';
 import { memoryFolder } from '../model/hf/files';
 import { allocHfGrads, readHfGrads, recordHfBackward } from '../model/hf/gpu-backward';
@@ -68,6 +70,49 @@ export function hfKernelChecks(): HfCheck[] {
         relErr(await rt.readF32(dk, 0, nkv), g.dk),
         relErr(await rt.readF32(dv, 0, nkv), g.dv),
       );
+    },
+  });
+  checks.push({
+    name: 'grouped-query attention KV-cache decode step (pos 13 of 16)',
+    run: async (rt, rng) => {
+      const s = { B: 2, Tmax: 16, H: 6, Hkv: 2, hd: 7 };
+      const pos = 13;
+      const nq = s.B * s.H * s.hd, nc = s.B * s.Tmax * s.Hkv * s.hd;
+      const q = randn(rng, nq, 2), kc = randn(rng, nc, 2), vc = randn(rng, nc);
+      // The new token's k and v, which the step stores at pos itself.
+      const k = Float64Array.from({ length: s.B * s.Hkv * s.hd }, (_, i) => kc[(Math.floor(i / (s.Hkv * s.hd)) * s.Tmax + pos) * s.Hkv * s.hd + (i % (s.Hkv * s.hd))]);
+      const v = Float64Array.from({ length: k.length }, (_, i) => vc[(Math.floor(i / (s.Hkv * s.hd)) * s.Tmax + pos) * s.Hkv * s.hd + (i % (s.Hkv * s.hd))]);
+      const kcache = upload(rt, 'gc.d.kc', kc.map((x, i) => (Math.floor(i / (s.Hkv * s.hd)) % s.Tmax >= pos ? NaN : x)));
+      const vcache = upload(rt, 'gc.d.vc', vc.map((x, i) => (Math.floor(i / (s.Hkv * s.hd)) % s.Tmax >= pos ? NaN : x)));
+      const out = poisoned(rt, 'gc.d.out', nq);
+      rt.run(await gqaDecode(rt, { ...s, q: upload(rt, 'gc.d.q', q), k: upload(rt, 'gc.d.k', k), v: upload(rt, 'gc.d.v', v), kcache, vcache, out, scores: poisoned(rt, 'gc.d.s', s.B * s.H * s.Tmax), state: uploadU32(rt, 'gc.d.state', [pos]) }));
+      return relErr(await rt.readF32(out, 0, nq), ref.gqaDecodeStep(q, kc, vc, pos, s));
+    },
+  });
+  checks.push({
+    name: 'chunked sampling (τ 0.7): tokens unlike the float64 sampler',
+    tol: 0,
+    run: async (rt, rng) => {
+      const [N, d, V, chunk, tau, pos] = [61, 8, 211, 30, 0.7, 3];
+      const seed = rng.int(0, 2 ** 31);
+      const hidden = randn(rng, N * d), head = randn(rng, V * d, 0.7);
+      const sampled = uploadU32(rt, 'gc.smp.tok', new Array(N).fill(0));
+      const lse = poisoned(rt, 'gc.smp.lse', N);
+      const h = uploadRowSplit(rt, 'gc.smp.head', Float32Array.from(head), V, d, 64 * d * 4);
+      rt.run(await vocabHeadSample(rt, { hidden: upload(rt, 'gc.smp.h', hidden), head: h, N, chunk, temperature: tau, seed, state: uploadU32(rt, 'gc.smp.pos', [pos]), sampled, logp: poisoned(rt, 'gc.smp.lp', N), entropy: poisoned(rt, 'gc.smp.e', N), lse, label: 'gc' }));
+      const got = await rt.readU32(sampled, 0, N);
+      let differ = 0;
+      for (let t = 0; t < N; t++) {
+        const z = Array.from({ length: V }, (_, v) => hidden.slice(t * d, t * d + d).reduce((acc, x, i) => acc + x * head[v * d + i], 0));
+        const u = uniformAt(seed, t, pos);
+        const want = sampleToken(z, tau, 1, u);
+        const l = Math.log(z.reduce((acc, x) => acc + Math.exp(x / tau), 0));
+        let before = 0;
+        for (let v = 0; v < want.token; v++) before += Math.exp(z[v] / tau - l);
+        const nearBoundary = Math.abs(before - u) < 1e-5 || Math.abs(before + Math.exp(z[want.token] / tau - l) - u) < 1e-5;
+        if (!nearBoundary && got[t] !== want.token) differ++;
+      }
+      return differ;
     },
   });
   checks.push({

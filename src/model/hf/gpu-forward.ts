@@ -13,7 +13,9 @@
  *   log-probs and entropies of RMSNorm(h)·w_f against the head, chunk by chunk   vocab.wgsl (+ matmul)
  *
  * Every activation the backward needs is kept per layer in named buffers (`hf.act.*`), so a backward
- * can follow the same recorded forward. The embedding and head are RowSplitTables (buffers of whole rows
+ * can follow the same recorded forward. The names are fixed: a runtime holds one model (`hf.w.*`) and one
+ * recorded forward at a time; uploading or recording again at a larger size replaces the buffers the
+ * earlier one used. The embedding and head are RowSplitTables (buffers of whole rows
  * under maxStorageBufferBindingSize); any other tensor over that limit is refused by name.
  */
 import { add } from '../../gpu/kernels/elementwise';

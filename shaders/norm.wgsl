@@ -20,7 +20,8 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 
-const EPS: f32 = 1e-5;
+// ε of the forward passes; a model's own (Qwen2's rms_norm_eps is 1e-6) is set as an override constant.
+override EPS: f32 = 1e-5;
 const WG: u32 = 64u;
 
 // Backward row pass: true → dinp += gradient; false → dinp = gradient.

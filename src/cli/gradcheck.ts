@@ -23,6 +23,7 @@ import { parseFlags, UsageError, type FlagSpec } from './args';
 import { parseBackendChoice, THREADS_FLAG } from './backend';
 import { resolveBackend } from '../model/engine';
 import { cpuChecks } from './gradcheck-cpu';
+import { hfKernelChecks } from './gradcheck-hf';
 
 export const GRADCHECK_FLAGS: Record<string, FlagSpec> = {
   backend: { type: 'string', help: 'whose kernels: webgpu (default), wasm (the CPU engine), or auto (the engine train would pick)' },
@@ -393,7 +394,7 @@ export async function gradcheck(argv: string[], log: (s: string) => void = conso
     const gpu = rt!;
     try {
       log(`adapter: ${gpu.adapter.description}   seed: ${seed}`);
-      await runChecks([...kernelChecks(), ...modelChecks(), ...rungTwinChecks()].map((c) => ({ ...c, run: (rng: Rng) => c.run(gpu, rng) })));
+      await runChecks([...kernelChecks(), ...hfKernelChecks(), ...modelChecks(), ...rungTwinChecks()].map((c) => ({ ...c, run: (rng: Rng) => c.run(gpu, rng) })));
     } finally {
       gpu.destroy();
     }

@@ -181,6 +181,7 @@ describe('magic-lab train / eval / data', () => {
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(/all \d+ checks within tolerance/);
     expect(r.out).toMatch(/matmul tiled64/);
+    expect(r.out).toMatch(/tiny qwen2 \(HF\): logp, entropy and every weight gradient +\S+ +1e-4 ok/);
   });
 
   it('gradcheck --backend wasm checks the CPU engine; a tolerance below f32 round-off fails it (exit 1)', async () => {

@@ -64,6 +64,22 @@ describe('logprobs matches an independent float64 forward (numpy)', () => {
       }
     });
 
+  for (const [arch, dir] of [['llama', llama], ['qwen2', qwen2]] as const)
+    it(`${arch}: --backend webgpu (the WGSL forward) agrees with numpy within 2e-3 nats and 1e-4 relative`, async () => {
+      const tokens = sequences[1];
+      const r = await run('logprobs', '--model', dir, '--tokens', tokens.join(','), '--chunk', '37', '--backend', 'webgpu');
+      expect(r.code, r.err).toBe(0);
+      const got = JSON.parse(r.out);
+      expect(got.tokens).toEqual(tokens);
+      const want = numpyReference(dir, tokens);
+      expect(got.logprobs).toHaveLength(tokens.length - 1);
+      got.logprobs.forEach((lp: number, i: number) => {
+        expect(Math.abs(lp - want.logprobs[i])).toBeLessThan(2e-3);
+        expect(Math.abs(lp - want.logprobs[i]) / Math.abs(want.logprobs[i])).toBeLessThan(1e-4);
+      });
+      got.entropies.forEach((h: number, i: number) => expect(Math.abs(h - want.entropies[i]) / want.entropies[i]).toBeLessThan(1e-4));
+    });
+
   it('the two architectures differ (the tiny checkpoints are not the same model)', async () => {
     const a = JSON.parse((await run('logprobs', '--model', llama, '--tokens', '1,2,3')).out);
     const b = JSON.parse((await run('logprobs', '--model', qwen2, '--tokens', '1,2,3')).out);
@@ -111,6 +127,7 @@ describe('bad input: one line, exit 2', () => {
   });
   it('a folder that does not exist, a file instead of a folder, a folder without weights, an unsupported model_type', async () => {
     expectOneLine(await run('logprobs', '--model', join(root, 'nope'), '--tokens', '1'), /--model: .*nope does not exist/);
+    expectOneLine(await run('logprobs', '--model', llama, '--tokens', '1', '--backend', 'cuda'), /--backend: expected one of reference, webgpu, got "cuda"/);
     expectOneLine(await run('logprobs', '--model', join(llama, 'config.json'), '--tokens', '1'), /is not a directory/);
     const empty = join(root, 'empty');
     mkdirSync(empty, { recursive: true });

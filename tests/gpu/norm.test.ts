@@ -165,6 +165,24 @@ describe('norm kernels vs float64 reference', () => {
     }
   });
 
+  it("rmsnorm forward uses the model's ε (Qwen2's 1e-6) where it matters", async () => {
+    const rt = await gpu();
+    const seed = freshSeed();
+    const [rows, C] = [9, 13];
+    // Values ~1e-3: mean(x²) ~ 1e-6, the size of ε, so 1e-5 and 1e-6 give rstd apart by ~2x.
+    const x = randn(new Rng(seed), rows * C, 1e-3).map(Math.fround);
+    const w = randn(new Rng(seed + 1), C).map((v) => Math.fround(1 + 0.5 * v));
+    for (const eps of [1e-6, 1e-5]) {
+      const out = poisoned(rt, 'out', rows * C);
+      const rstd = poisoned(rt, 'rstd', rows);
+      rt.run([await normForward(rt, { kind: 'rmsnorm', inp: upload(rt, 'x', x), weight: upload(rt, 'w', w), out, rstd, rows, C, eps })]);
+      const want = ref.rmsnormForward(x, w, rows, C, eps);
+      expect(relErr(await rt.readF32(out, 0, rows * C), want.out), `eps ${eps}, seed ${seed}`).toBeLessThan(TOL);
+      expect(relErr(await rt.readF32(rstd, 0, rows), want.rstd), `eps ${eps}, seed ${seed}`).toBeLessThan(TOL);
+    }
+    expect(() => normForward(rt, { kind: 'rmsnorm', inp: upload(rt, 'x', x), weight: upload(rt, 'w', w), out: upload(rt, 'o', x), rstd: upload(rt, 'r', x), rows, C, eps: 0 })).toThrow(/eps/);
+  });
+
   it('layernorm without bias or mean is refused', async () => {
     const rt = await gpu();
     const b = upload(rt, 'tiny', [1, 2, 3, 4]);

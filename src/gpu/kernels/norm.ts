@@ -1,5 +1,5 @@
 /**
- * Builders for shaders/norm.wgsl: RMSNorm and LayerNorm (eps 1e-5, biased variance) forward
+ * Builders for shaders/norm.wgsl: RMSNorm and LayerNorm (eps 1e-5 unless given, biased variance) forward
  * and backward. Forward saves rstd (and mean for LayerNorm) per row for the backward pass.
  *
  * The weight/bias gradient is a two-stage column reduction (no float atomics): per-chunk
@@ -37,11 +37,20 @@ export function normChunkRows(rows: number): number {
   return Math.max(16, Math.ceil(Math.sqrt(rows)));
 }
 
-/** out = norm(inp)·weight (+ bias for layernorm); saves rstd[rows] (and mean[rows] for layernorm). */
+/** The ε the forward uses when none is given (the lab's own models). */
+export const NORM_EPS = 1e-5;
+
+/**
+ * out = norm(inp)·weight (+ bias for layernorm); saves rstd[rows] (and mean[rows] for layernorm).
+ * `eps` (default NORM_EPS) is an override constant: each value is its own pipeline. The backward reads
+ * the saved rstd, so it needs no ε.
+ */
 export function normForward(
   rt: GpuRuntime,
-  a: { kind: NormKind; inp: Binding; weight: Binding; bias?: Binding; out: Binding; mean?: Binding; rstd: Binding; rows: number; C: number },
+  a: { kind: NormKind; inp: Binding; weight: Binding; bias?: Binding; out: Binding; mean?: Binding; rstd: Binding; rows: number; C: number; eps?: number },
 ): Promise<Dispatch> {
+  const eps = a.eps ?? NORM_EPS;
+  if (!(eps > 0) || !Number.isFinite(eps)) throw new Error(`${a.kind}: eps must be a positive number, got ${eps}`);
   const g = grid1d(rt, a.rows, WG);
   const bindings: Record<number, Binding> = { 1: a.inp, 2: a.weight, 4: a.out, 6: a.rstd };
   if (a.kind === 'layernorm') {
@@ -49,7 +58,7 @@ export function normForward(
     bindings[5] = need(a.mean, 'a mean buffer', a.kind);
   }
   return rt.dispatch({
-    kernel: { shader: SHADER, entry: `${a.kind}_forward` },
+    kernel: { shader: SHADER, entry: `${a.kind}_forward`, constants: eps === NORM_EPS ? undefined : { EPS: eps } },
     bindings,
     params: params(a.rows, a.C, g.params[1]),
     workgroups: g.workgroups,

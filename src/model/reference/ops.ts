@@ -15,3 +15,7 @@ export * from './ops/elementwise';
 export * from './ops/attention';
 export * from './ops/loss';
 export * from './ops/optimizer';
+export * from './ops/rope';
+export * from './ops/gqa';
+export * from './ops/swiglu';
+export * from './ops/vocab';

@@ -40,7 +40,7 @@ export interface HfCpuGrads {
 }
 
 /** [in, out] of each adapted projection. */
-export function projShape(c: HfDecoderConfig, p: LoraTarget): [number, number] {
+export function projShape(c: HfDecoderConfig, p: LoraTarget): readonly [number, number] {
   const d = c.hiddenSize, q = c.numHeads * c.headDim, kv = c.numKvHeads * c.headDim, m = c.intermediateSize;
   return ({ q: [d, q], k: [d, kv], v: [d, kv], o: [q, d], gate: [d, m], up: [d, m], down: [m, d] } as const)[p];
 }
@@ -176,7 +176,7 @@ export class HfCpuModel {
   private blocks(tokens: ArrayLike<number>, p0: number, cache: KvCache | null, keep: LayerKeep[] | null): Float32Array {
     const c = this.config, w = this.weights;
     const T = tokens.length, d = c.hiddenSize, hd = c.headDim, H = c.numHeads, Hkv = c.numKvHeads, M = c.intermediateSize;
-    let h = new Float32Array(T * d);
+    let h: Float32Array = new Float32Array(T * d);
     for (let t = 0; t < T; t++) h.set(w.embed.subarray(tokens[t] * d, tokens[t] * d + d), t * d);
     for (let li = 0; li < w.layers.length; li++) {
       const L = w.layers[li];
@@ -190,7 +190,7 @@ export class HfCpuModel {
       put('v', this.proj(li, 'v', n1, T, L.vBias, v));
       ropeApply(q, T, H, hd, p0, this.rope);
       ropeApply(k, T, Hkv, hd, p0, this.rope);
-      let kAll = k, vAll = v;
+      let kAll: Float32Array = k, vAll: Float32Array = v;
       if (cache) {
         cache.k[li].set(k, p0 * Hkv * hd);
         cache.v[li].set(v, p0 * Hkv * hd);

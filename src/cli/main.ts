@@ -9,6 +9,7 @@ import { bench, BENCH_FLAGS } from './bench';
 import { gradcheck, GRADCHECK_FLAGS } from './gradcheck';
 import { sft, SFT_FLAGS } from './sft';
 import { train, TRAIN_FLAGS } from './train';
+import { trainModel, TRAIN_MODEL_FLAGS } from './train-model';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { data, DATA_FLAGS } from './data';
 import { sweep, SWEEP_FLAGS } from './sweep';
@@ -27,6 +28,7 @@ import { ModelFolderError } from '../model/hf/files';
 const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu|wasm: WebGPU through Dawn, or the WebAssembly SIMD CPU engine)
 
   magic-lab train --preset NAME [--config F.json] [--seed N] [--steps N] [--minutes M] [--out DIR] [--resume DIR]
+  magic-lab train --model DIR [--lora R] [--preset NAME] [--config F.json] [--steps N] [--out DIR]   MAGIC on a Llama/Qwen2 folder (CPU engine), exported to DIR/model/
   magic-lab eval --checkpoint F [--k 8] [--problems N] [--temperatures 1,0.6]
   magic-lab data build|inspect|filter [--preset NAME] [--config F] [--out DIR] [--checkpoint F]
   magic-lab gradcheck [--backend webgpu|wasm] [--seed N] [--tol X]   every kernel and the whole policy vs the float64 reference
@@ -57,6 +59,11 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
         await bench(rest, log);
         return 0;
       case 'train':
+        if (rest.some((a) => a === '--model' || a.startsWith('--model='))) {
+          if (rest.includes('--help')) return log(helpText('train', 'a MAGIC RL run on a Hugging Face Llama/Qwen2 folder (CPU engine; docs/real-models.md)', TRAIN_MODEL_FLAGS)), 0;
+          await trainModel(rest, log);
+          return 0;
+        }
         if (rest.includes('--help')) return log(helpText('train', 'a MAGIC RL run', TRAIN_FLAGS)), 0;
         await train(rest, log);
         return 0;

@@ -34,6 +34,8 @@ export interface HfCpuPolicyOptions {
   /** Seed of the LoRA A matrices. */
   seed?: number;
   vocabChunk?: number;
+  /** Full training updates `weights` in place instead of a copy (the caller gives them up). */
+  ownWeights?: boolean;
 }
 
 export class HfCpuPolicy implements HfPolicyEngine {
@@ -49,8 +51,8 @@ export class HfCpuPolicy implements HfPolicyEngine {
     this.vocabChunk = o.vocabChunk ?? DEFAULT_VOCAB_CHUNK;
     const c = weights.config;
     const lora = o.mode.kind === 'lora' ? initLora(c, o.mode.rank, o.mode.alpha, o.seed ?? 1) : null;
-    // Full training owns its weights (a copy: the caller's arrays stay as they were).
-    const w: HfWeights = lora ? weights : copyWeights(weights);
+    // Full training works on a copy unless told to own the caller's arrays; LoRA never writes the base.
+    const w: HfWeights = lora || o.ownWeights ? weights : copyWeights(weights);
     this.model = new HfCpuModel(w, lora);
     const add = (name: string, data: Float32Array, decay: boolean): Float32Array => {
       const grad = new Float32Array(data.length);

@@ -1,0 +1,85 @@
+/**
+ * `magic-lab train --model DIR --steps 2`, full and `--lora 4`, on the tiny Llama (BF16, tied head, one file)
+ * and Qwen2 (F32, q/k/v biases, 3 shards) folders: each logs actor/entropy (and a non-zero gradient, with a
+ * constant entropy coefficient so a batch without reward signal still trains), and exports a model folder that
+ * `logprobs --model` loads, changed where the mode trains and nowhere else. Refusals are one line, exit 2.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main';
+import { tinyHfFolder } from '../../src/model/hf/tiny';
+import { expectedTensors, loadHfWeights, type HfWeights } from '../../src/model/hf/weights';
+import { nodeModelFolder } from '../../src/run/model-folder';
+import { cliRunner } from './harness';
+
+const run = cliRunner(main);
+const root = mkdtempSync(join(tmpdir(), 'magic-hf-train-'));
+function writeFolder(name: string, files: Map<string, Uint8Array | string>): string {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [f, body] of files) writeFileSync(join(dir, f), body);
+  return dir;
+}
+const folders = { llama: writeFolder('llama', tinyHfFolder('llama', 1)), qwen2: writeFolder('qwen2', tinyHfFolder('qwen2', 1)) };
+const config = join(root, 'small.json');
+writeFileSync(
+  config,
+  JSON.stringify({
+    data: { offlineFilter: { enabled: false }, onlineFilter: false },
+    rollout: { batchPrompts: 2, groupSize: 3 },
+    stages: [{ maxResponseLength: 6, steps: 10 }],
+    rejection: { mode: 'off' },
+    loss: { entropy: { mode: 'constant', constantCoef: 0.05 } },
+    eval: { everySteps: 0 },
+  }),
+);
+const tensor = (w: HfWeights, t: { layer: number; key: string }) =>
+  t.layer >= 0 ? (w.layers[t.layer] as unknown as Record<string, Float32Array>)[t.key] : (w as unknown as Record<string, Float32Array>)[t.key];
+
+describe('train --model', () => {
+  for (const arch of ['llama', 'qwen2'] as const)
+    for (const lora of [null, 4])
+      it(`${arch}, ${lora ? `--lora ${lora}` : 'full'}: two steps log actor/entropy and export a loadable model`, async () => {
+        const out = join(root, `run-${arch}-${lora ?? 'full'}`);
+        const r = await run('train', '--model', folders[arch], '--steps', '2', '--config', config, '--out', out, ...(lora ? ['--lora', String(lora)] : []));
+        expect(r.code, r.err).toBe(0);
+        expect(r.out).toMatch(/resource check: fits/);
+        const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        expect(lines.map((l) => l.step)).toEqual([1, 2]);
+        for (const l of lines) {
+          expect(l['actor/entropy']).toBeGreaterThan(0);
+          expect(l['actor/entropy']).toBeLessThanOrEqual(Math.log(320) + 1e-9);
+          expect(l['actor/grad_norm']).toBeGreaterThan(0);
+          expect(l['actor/entropy_coeff_realized']).toBe(0.05);
+        }
+        expect(r.out).toMatch(/step 2 .* entropy \d\.\d{3}/);
+        const base = await loadHfWeights(nodeModelFolder(folders[arch]));
+        const trained = await loadHfWeights(nodeModelFolder(join(out, 'model')));
+        expect(trained.config).toEqual(base.config);
+        const changed = expectedTensors(base.config).filter((t) => tensor(trained, t).some((x, i) => x !== tensor(base, t)[i])).map((t) => t.key);
+        if (lora) expect(new Set(changed)).toEqual(new Set(['q', 'k', 'v', 'o', 'gate', 'up', 'down']));
+        else expect(changed).toContain('embed');
+        const lp = await run('logprobs', '--model', join(out, 'model'), '--text', 'The answer is 42.');
+        expect(lp.code, lp.err).toBe(0);
+        expect(JSON.parse(lp.out).logprobs.every((x: number) => Number.isFinite(x) && x < 0)).toBe(true);
+      });
+
+  it('refusals: a run that does not fit, --lora-alpha without --lora, a non-empty --out, a missing folder', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--memory-gib', '0.000001'], /resource check: does not fit: llama/],
+      [['--lora-alpha', '8'], /--lora-alpha needs --lora/],
+      [['--out', root], /is not empty/],
+    ];
+    for (const [extra, msg] of cases) {
+      const r = await run('train', '--model', folders.llama, '--steps', '1', '--config', config, ...(extra[0] === '--out' ? [] : ['--out', join(root, 'refused')]), ...extra);
+      expect(r.code, r.err).toBe(2);
+      expect(r.errLines).toHaveLength(1);
+      expect(r.err).toMatch(msg);
+    }
+    const missing = await run('train', '--model', join(root, 'nope'), '--steps', '1', '--out', join(root, 'refused2'));
+    expect(missing.code).toBe(2);
+    expect(missing.errLines).toHaveLength(1);
+  });
+});

@@ -10,6 +10,7 @@ import { gradcheck, GRADCHECK_FLAGS } from './gradcheck';
 import { sft, SFT_FLAGS } from './sft';
 import { train, TRAIN_FLAGS } from './train';
 import { trainModel, TRAIN_MODEL_FLAGS } from './train-model';
+import { benchHf, BENCH_HF_FLAGS } from './bench-hf';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { data, DATA_FLAGS } from './data';
 import { sweep, SWEEP_FLAGS } from './sweep';
@@ -35,6 +36,7 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu
   magic-lab bench [--config k=v,...] [--json F]   kernel GFLOP/s, train step and sampling throughput
   magic-lab bench --roofline [--json F] [--svg F]   CPU engine vs its peak GFLOP/s and bandwidth, per rung
   magic-lab bench --rl-parts N [--rung R] [--json F]   the RL step vs its phases run alone, eval vs rollout
+  magic-lab bench --hf smollm2-135m [--lora R] [--json]   the real-model CPU engine: sampling and training tok/s, memory
   magic-lab sft [--config F] [--steps N] [--out F]  supervised warm start on imperfect traces → base checkpoint
   magic-lab sweep --presets A,B --seeds N [--steps N] --out DIR   presets × seeds, precise evals, summary with 95% CIs
   magic-lab sweep … --shard I/N --out DIR_I, then sweep merge DIR_1 … DIR_N --out DIR   one sweep over N machines
@@ -55,6 +57,11 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
         if (rest.includes('--help')) return log(helpText('gradcheck', 'kernels vs float64 reference', GRADCHECK_FLAGS)), 0;
         return (await gradcheck(rest, log)).ok ? 0 : 1;
       case 'bench':
+        if (rest.some((a) => a === '--hf' || a.startsWith('--hf='))) {
+          if (rest.includes('--help')) return log(helpText('bench', 'the CPU engine on a real model shape (random weights)', BENCH_HF_FLAGS)), 0;
+          await benchHf(rest, log);
+          return 0;
+        }
         if (rest.includes('--help')) return log(helpText('bench', 'throughput benchmark', BENCH_FLAGS)), 0;
         await bench(rest, log);
         return 0;

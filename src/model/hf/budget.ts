@@ -1,7 +1,7 @@
 /**
- * The arithmetic of training a real model with GRPO, before any kernel exists: parameters, LoRA's
+ * The arithmetic of training a real model with GRPO: parameters, LoRA's
  * trainable count, optimizer memory, compute per step and what full logits would cost. The
- * resource check (what fits on which device, for a model, batch and mode) will be built on this;
+ * resource check of `train --model` (src/cli/train-model.ts) is built on this;
  * docs/real-models.md quotes its figures for SmolLM2-135M and Qwen2.5-0.5B.
  */
 import { hfParamCount, type HfDecoderConfig } from './config';

@@ -83,3 +83,23 @@ describe('train --model', () => {
     expect(missing.errLines).toHaveLength(1);
   });
 });
+
+describe('export-verl --model', () => {
+  it('MODEL_PATH defaults to the checked folder in every stage script and NOTES.md, with --scale too; a folder that is not a model is one line, exit 2', async () => {
+    for (const scale of [[], ['--scale', '1.5b']]) {
+      const out = join(root, `verl-${scale.length}`);
+      const r = await run('export-verl', '--preset', 'magic', '--model', folders.qwen2, '--out', out, ...scale);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toMatch(/MODEL_PATH defaults to .*qwen2 \(qwen2\)/);
+      for (const f of ['run_stage1.sh', 'run_stage2.sh']) expect(readFileSync(join(out, f), 'utf8')).toContain(`: "\${MODEL_PATH:=${folders.qwen2}}"`);
+      expect(readFileSync(join(out, 'NOTES.md'), 'utf8')).toContain(folders.qwen2);
+    }
+    const plain = join(root, 'verl-plain');
+    expect((await run('export-verl', '--preset', 'magic', '--out', plain)).code).toBe(0);
+    expect(readFileSync(join(plain, 'run_stage1.sh'), 'utf8')).not.toContain(folders.qwen2);
+    const bad = await run('export-verl', '--preset', 'magic', '--model', root, '--out', join(root, 'verl-bad'));
+    expect(bad.code).toBe(2);
+    expect(bad.errLines).toHaveLength(1);
+    expect(bad.err).toMatch(/config\.json/);
+  });
+});

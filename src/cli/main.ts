@@ -10,6 +10,7 @@ import { gradcheck, GRADCHECK_FLAGS } from './gradcheck';
 import { sft, SFT_FLAGS } from './sft';
 import { train, TRAIN_FLAGS } from './train';
 import { trainModel, TRAIN_MODEL_FLAGS } from './train-model';
+import { evalModel, EVAL_MODEL_FLAGS } from './eval-model';
 import { benchHf, BENCH_HF_FLAGS } from './bench-hf';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { data, DATA_FLAGS } from './data';
@@ -31,6 +32,7 @@ const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu
   magic-lab train --preset NAME [--config F.json] [--seed N] [--steps N] [--minutes M] [--out DIR] [--resume DIR]
   magic-lab train --model DIR [--lora R] [--preset NAME] [--config F.json] [--steps N] [--out DIR]   MAGIC on a Llama/Qwen2 folder (CPU engine), exported to DIR/model/
   magic-lab eval --checkpoint F [--k 8] [--problems N] [--temperatures 1,0.6]
+  magic-lab eval --model DIR [--preset NAME] [--k 8] [--problems N] [--temperatures 1,0.6]   a Llama/Qwen2 folder on held-out problems
   magic-lab data build|inspect|filter [--preset NAME] [--config F] [--out DIR] [--checkpoint F]
   magic-lab gradcheck [--backend webgpu|wasm] [--seed N] [--tol X]   every kernel and the whole policy vs the float64 reference
   magic-lab bench [--config k=v,...] [--json F]   kernel GFLOP/s, train step and sampling throughput
@@ -75,6 +77,11 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
         await train(rest, log);
         return 0;
       case 'eval':
+        if (rest.some((a) => a === '--model' || a.startsWith('--model='))) {
+          if (rest.includes('--help')) return log(helpText('eval', 'held-out avg@k / pass@k / maj@k of a Hugging Face Llama/Qwen2 folder (CPU engine)', EVAL_MODEL_FLAGS)), 0;
+          await evalModel(rest, log);
+          return 0;
+        }
         if (rest.includes('--help')) return log(helpText('eval', 'held-out avg@k / pass@k / maj@k', EVAL_FLAGS)), 0;
         await evalCommand(rest, log);
         return 0;

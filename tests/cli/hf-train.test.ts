@@ -103,3 +103,26 @@ describe('export-verl --model', () => {
     expect(bad.err).toMatch(/config\.json/);
   });
 });
+
+describe('eval --model', () => {
+  it('the lab\'s held-out metrics for a model folder, the same for the same seed; a response too long for the model is one line, exit 2', async () => {
+    const argv = ['eval', '--model', folders.llama, '--config', config, '--k', '2', '--problems', '3', '--temperatures', '1,0.6'];
+    const a = await run(...argv), b = await run(...argv);
+    expect(a.code, a.err).toBe(0);
+    const rec = JSON.parse(a.out);
+    expect(rec).toEqual(JSON.parse(b.out));
+    expect(rec.problems).toBe(3);
+    for (const t of ['1.0', '0.6']) {
+      expect(rec[`val/avg@2/t${t}`]).toBeGreaterThanOrEqual(0);
+      expect(rec[`val/pass@2/t${t}`]).toBeGreaterThanOrEqual(rec[`val/avg@2/t${t}`]);
+      expect(rec[`val/entropy/t${t}`]).toBeGreaterThan(0);
+    }
+    expect(rec['val/entropy/t0.6']).toBeLessThan(rec['val/entropy/t1.0']);
+    const long = join(root, 'long.json');
+    writeFileSync(long, JSON.stringify({ model: { contextLength: 512 }, stages: [{ maxResponseLength: 250, steps: 1 }], eval: { everySteps: 0 } }));
+    const r = await run('eval', '--model', folders.llama, '--config', long, '--k', '1', '--problems', '1');
+    expect(r.code).toBe(2);
+    expect(r.errLines).toHaveLength(1);
+    expect(r.err).toMatch(/max_position_embeddings 256/);
+  });
+});

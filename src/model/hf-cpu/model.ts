@@ -10,7 +10,7 @@
  */
 import type { HfDecoderConfig } from '../hf/config';
 import type { HfLayerWeights, HfWeights } from '../hf/weights';
-import { attentionB, attentionF, headStatsB, headStatsF, linearB, linearF, rmsNormB, rmsNormF, ropeApply, ropeTable, swigluB, swigluF, type HeadStats } from './ops';
+import { attentionB, attentionF, dot, headStatsB, headStatsF, linearB, linearF, rmsNormB, rmsNormF, ropeApply, ropeTable, swigluB, swigluF, type HeadStats } from './ops';
 import { Rng } from '../../util/rng';
 
 export const LORA_TARGETS = ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] as const;
@@ -287,11 +287,7 @@ export class HfCpuModel {
     const h = this.blocks(tokens, cache.length, cache, null);
     const { hidden } = this.finalNorm(h.subarray((T - 1) * d), 1);
     const logits = new Float64Array(c.vocabSize), head = this.head;
-    for (let v = 0; v < c.vocabSize; v++) {
-      let s = 0;
-      for (let i = 0; i < d; i++) s += hidden[i] * head[v * d + i];
-      logits[v] = s;
-    }
+    for (let v = 0; v < c.vocabSize; v++) logits[v] = dot(hidden, 0, head, v * d, d);
     return logits;
   }
 }

@@ -126,3 +126,20 @@ describe('eval --model', () => {
     expect(r.err).toMatch(/max_position_embeddings 256/);
   });
 });
+
+describe('bench --hf', () => {
+  it('reports sampling and training rates and memory for a shape, full and LoRA; an unknown shape is one line, exit 2', async () => {
+    const full = await run('bench', '--hf', 'tiny-qwen2', '--prompt', '5', '--response', '3', '--rows', '2', '--json');
+    expect(full.code, full.err).toBe(0);
+    const f = JSON.parse(full.out);
+    expect(f).toMatchObject({ shape: 'tiny-qwen2', mode: 'full', params: 36128, trainable: 36128, promptTokens: 5, responseTokens: 3, rows: 2 });
+    for (const k of ['sampleTokensPerS', 'prefillTokensPerS', 'trainTokensPerS', 'rssMiB', 'estimateMiB']) expect(f[k]).toBeGreaterThan(0);
+    const lora = JSON.parse((await run('bench', '--hf', 'tiny-llama', '--lora', '2', '--prompt', '4', '--response', '2', '--json')).out);
+    expect(lora.mode).toBe('lora r=2');
+    expect(lora.trainable).toBe(2 * 2 * (32 + 32 + 32 + 8 + 32 + 8 + 32 + 32 + 32 + 48 + 32 + 48 + 48 + 32));
+    const bad = await run('bench', '--hf', 'gpt2');
+    expect(bad.code).toBe(2);
+    expect(bad.errLines).toHaveLength(1);
+    expect(bad.err).toMatch(/--hf: unknown shape "gpt2"/);
+  });
+});

@@ -37,7 +37,8 @@ export interface HfUpdateOptions {
 }
 
 export interface HfPolicyEngine {
-  readonly engine: 'wasm';
+  /** Which engine runs it: today only the CPU engine for real models (TypeScript kernels, src/model/hf-cpu/). */
+  readonly engine: 'cpu';
   readonly config: HfDecoderConfig;
   readonly mode: HfTrainMode;
   /** Parameters AdamW updates (all of them, or the adapters'). */

@@ -39,7 +39,7 @@ export interface HfCpuPolicyOptions {
 }
 
 export class HfCpuPolicy implements HfPolicyEngine {
-  readonly engine = 'wasm' as const;
+  readonly engine = 'cpu' as const;
   readonly mode: HfTrainMode;
   readonly vocabChunk: number;
   readonly model: HfCpuModel;

@@ -1,7 +1,8 @@
 /**
  * `magic-lab train --model DIR [--lora R] --steps N`: the MAGIC trainer (src/rl/hf-trainer.ts) on a Hugging
  * Face Llama / Qwen2 folder, in the CPU engine for real models (src/model/hf-cpu/). Writes OUT/config.json
- * (the run config), OUT/metrics.jsonl (one step record per line: actor/entropy and the rest),
+ * (the run config), OUT/metrics.jsonl (one step record per line: actor/entropy and the rest; eval records,
+ * "type":"eval", every eval.everySteps steps and after the last),
  * OUT/samples.jsonl, and at the end OUT/model/ — the trained model (LoRA merged) as config.json +
  * model.safetensors (F32) + the tokenizer files, a folder `--model` loads again. Everything is checked
  * before anything is written; the resource check's verdict is printed before the run.
@@ -9,7 +10,10 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
-import { buildRunDataset, getPreset, presetNames, resolveStage, validateRunConfig, type RunConfig } from '../rl/config';
+import { buildRunDataset, getPreset, longestResponseLength, presetNames, resolveStage, validateRunConfig, type RunConfig } from '../rl/config';
+import { evaluateHf } from '../rl/hf-eval';
+import { batchSeed } from '../rl/rollout';
+import type { EvalRecord } from '../rl/trainer';
 import { HfMagicTrainer, unsupportedForHf } from '../rl/hf-trainer';
 import { renderHfPrompt } from '../rl/hf-prompts';
 import { HfCpuPolicy } from '../model/hf-cpu/policy';
@@ -68,11 +72,12 @@ export async function trainModel(argv: string[], log: (s: string) => void = cons
 
   // Resource check: the longest row any stage trains, against the memory planned for.
   const stages = cfg.stages.map((_, i) => resolveStage(cfg, i));
-  const maxResponse = Math.max(...stages.map((s) => s.maxResponseLength));
+  const maxResponse = longestResponseLength(cfg);
   const sequences = Math.max(...stages.map((s) => s.batchPrompts * s.groupSize));
   const mode = rank !== undefined ? ({ kind: 'lora', rank, alpha: (flags['lora-alpha'] as number | undefined) ?? rank } as const) : ({ kind: 'full' } as const);
-  const problems = buildRunDataset(cfg).train;
-  const longestPrompt = Math.max(...problems.map((p) => tok.encode(renderHfPrompt(p)).length));
+  const data = buildRunDataset(cfg);
+  const testProblems = cfg.eval.everySteps > 0 ? data.test.slice(0, cfg.eval.testProblems) : [];
+  const longestPrompt = Math.max(...[...data.train, ...testProblems].map((p) => tok.encode(renderHfPrompt(p)).length));
   const rowTokens = longestPrompt + maxResponse;
   if (rowTokens > c.maxPositions) throw new UsageError(`a prompt of up to ${longestPrompt} tokens plus ${maxResponse} response tokens exceeds the model's max_position_embeddings ${c.maxPositions} (config.json)`);
   const need = hfCpuTrainBytes(c, rowTokens, rank ?? 0);
@@ -94,11 +99,21 @@ export async function trainModel(argv: string[], log: (s: string) => void = cons
   replaceFileWhole(join(out, 'config.json'), JSON.stringify({ model: dir, mode, config: cfg }, null, 2) + '\n');
   const metrics = join(out, 'metrics.jsonl'), samples = join(out, 'samples.jsonl');
   const steps = (flags.steps as number | undefined) ?? Infinity;
+  // Held-out evaluation every eval.everySteps steps and after the last one (as the lab's runs do), eval.everySteps 0: none.
+  const ev = cfg.eval;
+  const evaluate = async (step: number) => {
+    const rec = await evaluateHf(policy, tok, eosId, testProblems, { k: ev.k, temperatures: ev.temperatures, maxResponseLength: longestResponseLength(cfg), topP: cfg.rollout.topP, seed: batchSeed(cfg.seed, 4, step), batch: stages[0].groupSize });
+    appendAll(metrics, JSON.stringify({ type: 'eval', step, ...rec }) + '\n');
+    return { step, ...rec } as EvalRecord;
+  };
+  let lastEval: EvalRecord | null = null;
   for (let i = 0; i < steps && !trainer.done; i++) {
     const r = await trainer.trainStep();
     appendAll(metrics, JSON.stringify(r.record) + '\n');
     appendAll(samples, r.samples.map((s) => JSON.stringify({ step: r.record.step, ...s })).join('\n') + '\n');
-    if (!flags.quiet) log(progressLine(r.record, null));
+    const last = i + 1 >= steps || trainer.done;
+    if (ev.everySteps > 0 && (r.record.step % ev.everySteps === 0 || last)) lastEval = await evaluate(r.record.step);
+    if (!flags.quiet) log(progressLine(r.record, lastEval));
   }
   const exported = join(out, 'model');
   mkdirSync(exported, { recursive: true });

@@ -9,8 +9,8 @@
  *   STEP_METRIC_KEYS).
  *
  * Not done here yet (the lab's trainer has them): the offline and online filters, refill rounds, several
- * mini-batches or reuse epochs, the KL term, held-out evaluation, checkpoints and resume. `unsupported`
- * names the ones a config asks for, so the caller can say so.
+ * mini-batches or reuse epochs, the KL term, checkpoints and resume. `unsupportedForHf` names the ones a config
+ * asks for, so the caller can say so. (Held-out evaluation is ./hf-eval.ts; `train --model` runs it.)
  */
 import type { HfPolicyEngine, HfUpdateRow } from '../model/hf-policy';
 import type { HfTokenizer } from '../model/hf/tokenizer';
@@ -56,7 +56,6 @@ export function unsupportedForHf(cfg: RunConfig): string[] {
   if (cfg.rejection.mode === 'refill') out.push('rejection.mode "refill" (runs as "drop")');
   if (cfg.update.miniBatches > 1 || cfg.update.reuseEpochs > 1) out.push('update.miniBatches / reuseEpochs (one on-policy update per step)');
   if (cfg.loss.kl.beta > 0 || cfg.stages.some((s) => (s.klBeta ?? 0) > 0)) out.push('loss.kl (no reference policy)');
-  if (cfg.eval.everySteps > 0) out.push('eval (no held-out evaluation during the run)');
   return out;
 }
 

@@ -143,3 +143,22 @@ describe('bench --hf', () => {
     expect(bad.err).toMatch(/--hf: unknown shape "gpt2"/);
   });
 });
+
+describe('train --model with held-out evaluation', () => {
+  it('eval.everySteps 1: an eval record after each step, shown on the progress line', async () => {
+    const cfgFile = join(root, 'with-eval.json');
+    const base = JSON.parse(readFileSync(config, 'utf8'));
+    writeFileSync(cfgFile, JSON.stringify({ ...base, eval: { everySteps: 1, k: 2, temperatures: [1], testProblems: 2 } }));
+    const out = join(root, 'run-eval');
+    const r = await run('train', '--model', folders.llama, '--lora', '2', '--steps', '2', '--config', cfgFile, '--out', out);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).not.toMatch(/not applied.*eval/);
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => `${l.type ?? 'step'}@${l.step}`)).toEqual(['step@1', 'eval@1', 'step@2', 'eval@2']);
+    for (const e of lines.filter((l) => l.type === 'eval')) {
+      expect(e['val/avg@2/t1.0']).toBeGreaterThanOrEqual(0);
+      expect(e['val/entropy/t1.0']).toBeGreaterThan(0);
+    }
+    expect(r.out).toMatch(/step 2 .* val \d\.\d{3}/);
+  });
+});

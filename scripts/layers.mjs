@@ -30,7 +30,7 @@ export const ALLOWED = {
 export const DENIED = [
   // gpu/faults.ts is pure typed errors (no WebGPU globals) that the interface re-exports for the layers that recover.
   { from: /^model\/engine(-[a-z-]+)?\.ts$/, to: /^(gpu\/(?!faults\.ts$)|cpu\/)/, why: 'the engine interface (model/engine*.ts) is engine-neutral: it imports neither engine' },
-  { from: 'rl/', to: /^model\/(gpu-engine|cpu-engine|cpu-policy|cpu\/|policy\.ts|step\.ts|generate\.ts)/, why: 'rl uses an engine only through the PolicyEngine interface (model/engine.ts), never a concrete engine' },
+  { from: 'rl/', to: /^model\/(gpu-engine|cpu-engine|cpu-policy|cpu\/|hf-cpu\/|policy\.ts|step\.ts|generate\.ts)/, why: 'rl uses an engine only through the PolicyEngine interface (model/engine.ts) or, for real models, HfPolicyEngine (model/hf-policy.ts), never a concrete engine' },
   { from: 'ui/', to: /^model\/(?!config\.ts$|checkpoint\.ts$)/, why: 'the page reaches the device only through the Worker (worker/protocol.ts); of model it may read the config and checkpoint formats' },
 ];
 

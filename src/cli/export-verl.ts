@@ -11,6 +11,8 @@ import { getPreset, presetNames, validateRunConfig, type RunConfig } from '../rl
 import { baseCheckpointSelection, buildExport, ExportInputError, runCheckpointSelection, writeExport, type ProblemSelection } from '../verl/export';
 import { isScaleName, SCALE_NAMES } from '../verl/scale';
 import { parseFlags, UsageError, type FlagSpec } from './args';
+import { loadHfConfig } from '../model/hf/weights';
+import { nodeModelFolder } from '../run/model-folder';
 import { readJsonFile } from './sft';
 import { DEFAULT_BASE, defaultBaseFor } from '../run/rung-base';
 import { parseRungFlag, RUNG_FLAG } from './rung';
@@ -23,6 +25,7 @@ export const EXPORT_VERL_FLAGS: Record<string, FlagSpec> = {
   seed: { type: 'int', min: 0, help: 'with --preset: run seed (decides the problems)' },
   base: { type: 'string', help: `with --preset: base checkpoint whose stored offline-filter result is used (default: the rung\'s, ${DEFAULT_BASE} for tiny)` },
   scale: { type: 'string', help: `launch a real model: ${SCALE_NAMES.join(', ')} (DeepSeek-R1-Distill-Qwen of that size, Skywork-OR1's released settings; NOTES.md)` },
+  model: { type: 'string', help: 'a Llama / Qwen2 model folder (checked as train --model reads it): MODEL_PATH defaults to it, with the same recipe' },
   out: { type: 'string', help: 'output folder: train/val/test.parquet, reward.py, run_stageK.sh, NOTES.md' },
   help: { type: 'bool', help: 'show this help' },
 };
@@ -105,6 +108,14 @@ function fromPreset(flags: Record<string, unknown>): Resolved {
   return { config, selection: selectionFromBase(config, flags.base as string | undefined), name, source: `preset ${name}${changed ? ` (${changed})` : ''}` };
 }
 
+/** A model folder verl can load (its config.json maps as train --model's does), as an absolute path the scripts can quote. */
+async function checkedModelPath(dir: string): Promise<string> {
+  await loadHfConfig(nodeModelFolder(dir));
+  const abs = resolve(dir);
+  if (!/^[A-Za-z0-9_.\/+-]+$/.test(abs)) throw new UsageError(`--model: ${abs}: the launch scripts take a path of letters, digits and _ . / + - only; move or link the folder`);
+  return abs;
+}
+
 export async function exportVerl(argv: string[], log: (s: string) => void = console.log): Promise<void> {
   const flags = parseFlags(argv, EXPORT_VERL_FLAGS, 'export-verl');
   if ((flags.run === undefined) === (flags.preset === undefined)) throw new UsageError('export-verl: give exactly one of --run DIR and --preset NAME');
@@ -118,11 +129,13 @@ export async function exportVerl(argv: string[], log: (s: string) => void = cons
   const out = String(flags.out);
   if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out: ${out} is a file, not a folder`);
 
+  const modelPath = flags.model !== undefined ? await checkedModelPath(String(flags.model)) : undefined;
   const r = flags.run !== undefined ? fromRun(String(flags.run)) : fromPreset(flags);
-  const { files, info, warnings } = buildExport(r.config, r.selection, { name: r.name, source: r.source }, scale);
+  const { files, info, warnings } = buildExport(r.config, r.selection, { name: r.name, source: r.source, ...(modelPath ? { modelPath } : {}) }, scale);
   writeExport(out, files);
   log(`${info.filter}`);
   for (const w of warnings) log(`warning: ${w}`);
+  if (modelPath) log(`MODEL_PATH defaults to ${modelPath} (${(await loadHfConfig(nodeModelFolder(modelPath))).modelType})`);
   if (info.scale) log(`scale ${info.scale.spec.name}: ${info.scale.spec.model}, 3 stages (8K → 16K → 32K); GPUs, Ray layout and memory per GPU in NOTES.md`);
   log(`wrote ${out}: ${files.map((f) => f.name).join(', ')} (train ${info.rows.train}, val ${info.rows.val}, test ${info.rows.test} problems; NOTES.md says what verl does differently)`);
 }

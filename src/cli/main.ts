@@ -9,6 +9,9 @@ import { bench, BENCH_FLAGS } from './bench';
 import { gradcheck, GRADCHECK_FLAGS } from './gradcheck';
 import { sft, SFT_FLAGS } from './sft';
 import { train, TRAIN_FLAGS } from './train';
+import { trainModel, TRAIN_MODEL_FLAGS } from './train-model';
+import { evalModel, EVAL_MODEL_FLAGS } from './eval-model';
+import { benchHf, BENCH_HF_FLAGS } from './bench-hf';
 import { evalCommand, EVAL_FLAGS } from './eval';
 import { data, DATA_FLAGS } from './data';
 import { sweep, SWEEP_FLAGS } from './sweep';
@@ -27,12 +30,15 @@ import { ModelFolderError } from '../model/hf/files';
 const USAGE = `magic-lab — MAGIC Lab's headless command (--backend auto|webgpu|wasm: WebGPU through Dawn, or the WebAssembly SIMD CPU engine)
 
   magic-lab train --preset NAME [--config F.json] [--seed N] [--steps N] [--minutes M] [--out DIR] [--resume DIR]
+  magic-lab train --model DIR [--lora R] [--preset NAME] [--config F.json] [--steps N] [--out DIR]   MAGIC on a Llama/Qwen2 folder (CPU engine), exported to DIR/model/
   magic-lab eval --checkpoint F [--k 8] [--problems N] [--temperatures 1,0.6]
+  magic-lab eval --model DIR [--preset NAME] [--k 8] [--problems N] [--temperatures 1,0.6]   a Llama/Qwen2 folder on held-out problems
   magic-lab data build|inspect|filter [--preset NAME] [--config F] [--out DIR] [--checkpoint F]
   magic-lab gradcheck [--backend webgpu|wasm] [--seed N] [--tol X]   every kernel and the whole policy vs the float64 reference
   magic-lab bench [--config k=v,...] [--json F]   kernel GFLOP/s, train step and sampling throughput
   magic-lab bench --roofline [--json F] [--svg F]   CPU engine vs its peak GFLOP/s and bandwidth, per rung
   magic-lab bench --rl-parts N [--rung R] [--json F]   the RL step vs its phases run alone, eval vs rollout
+  magic-lab bench --hf smollm2-135m [--lora R] [--json]   the real-model CPU engine: sampling and training tok/s, memory
   magic-lab sft [--config F] [--steps N] [--out F]  supervised warm start on imperfect traces → base checkpoint
   magic-lab sweep --presets A,B --seeds N [--steps N] --out DIR   presets × seeds, precise evals, summary with 95% CIs
   magic-lab sweep … --shard I/N --out DIR_I, then sweep merge DIR_1 … DIR_N --out DIR   one sweep over N machines
@@ -53,14 +59,29 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
         if (rest.includes('--help')) return log(helpText('gradcheck', 'kernels vs float64 reference', GRADCHECK_FLAGS)), 0;
         return (await gradcheck(rest, log)).ok ? 0 : 1;
       case 'bench':
+        if (rest.some((a) => a === '--hf' || a.startsWith('--hf='))) {
+          if (rest.includes('--help')) return log(helpText('bench', 'the CPU engine on a real model shape (random weights)', BENCH_HF_FLAGS)), 0;
+          await benchHf(rest, log);
+          return 0;
+        }
         if (rest.includes('--help')) return log(helpText('bench', 'throughput benchmark', BENCH_FLAGS)), 0;
         await bench(rest, log);
         return 0;
       case 'train':
+        if (rest.some((a) => a === '--model' || a.startsWith('--model='))) {
+          if (rest.includes('--help')) return log(helpText('train', 'a MAGIC RL run on a Hugging Face Llama/Qwen2 folder (CPU engine; docs/real-models.md)', TRAIN_MODEL_FLAGS)), 0;
+          await trainModel(rest, log);
+          return 0;
+        }
         if (rest.includes('--help')) return log(helpText('train', 'a MAGIC RL run', TRAIN_FLAGS)), 0;
         await train(rest, log);
         return 0;
       case 'eval':
+        if (rest.some((a) => a === '--model' || a.startsWith('--model='))) {
+          if (rest.includes('--help')) return log(helpText('eval', 'held-out avg@k / pass@k / maj@k of a Hugging Face Llama/Qwen2 folder (CPU engine)', EVAL_MODEL_FLAGS)), 0;
+          await evalModel(rest, log);
+          return 0;
+        }
         if (rest.includes('--help')) return log(helpText('eval', 'held-out avg@k / pass@k / maj@k', EVAL_FLAGS)), 0;
         await evalCommand(rest, log);
         return 0;

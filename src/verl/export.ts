@@ -94,7 +94,7 @@ export interface ExportFile {
  * scale, the problems and lab-config.json stay the lab's; the scripts and notes carry the recipe
  * at that model size (scale.ts).
  */
-export function buildExport(cfg: RunConfig, selection: ProblemSelection, origin: { name: string; source: string }, scale?: ScaleName): { files: ExportFile[]; info: ExportInfo; warnings: string[] } {
+export function buildExport(cfg: RunConfig, selection: ProblemSelection, origin: { name: string; source: string; modelPath?: string }, scale?: ScaleName): { files: ExportFile[]; info: ExportInfo; warnings: string[] } {
   const ds = buildRunDataset(cfg);
   const train = selection.keep ? selection.keep.map((i) => ds.train[i]) : ds.train;
   const val = ds.test.slice(0, cfg.eval.testProblems);

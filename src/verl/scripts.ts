@@ -18,6 +18,13 @@ export interface ExportInfo {
   rows: { train: number; val: number; test: number };
   /** --scale: the size, and the lab's own config (the ratios carried over come from it). */
   scale?: { spec: ScaleSpec; lab: RunConfig };
+  /** --model: the model folder MODEL_PATH defaults to (absolute), instead of the paper's or the scale's base. */
+  modelPath?: string;
+}
+
+/** A parameter's default in the scripts and NOTES.md: MODEL_PATH is --model's folder when one was given. */
+function withModelPath<P extends { name: string; default: string }>(p: P, info: ExportInfo): P {
+  return p.name === 'MODEL_PATH' && info.modelPath ? { ...p, default: info.modelPath } : p;
 }
 
 /** The overrides a stage's script writes: the mapping's, plus the scale's memory layout under --scale. */
@@ -59,10 +66,10 @@ export function stageScript(cfg: RunConfig, plan: StagePlan, info: ExportInfo): 
     'HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
   ];
   const scaled = info.scale ? scaleParameters(info.scale.spec, plan.number - 1) : [];
-  for (const p of scaled) lines.push(`: "\${${p.name}:=${p.default}}"`);
+  for (const p of scaled.map((q) => withModelPath(q, info))) lines.push(`: "\${${p.name}:=${p.default}}"`);
   for (const p of LAUNCH_PARAMETERS) {
     if (p.name === 'RESUME_FROM' || scaled.some((q) => q.name === p.name)) continue;
-    const def = p.name === 'EXPERIMENT_NAME' ? experimentName(info.name) : (PARAMETER_DEFAULTS[p.name] ?? p.default);
+    const def = p.name === 'EXPERIMENT_NAME' ? experimentName(info.name) : p.name === 'MODEL_PATH' && info.modelPath ? info.modelPath : (PARAMETER_DEFAULTS[p.name] ?? p.default);
     lines.push(`: "\${${p.name}:=${def}}"`);
   }
   if (info.scale) lines.push(...targetEntropyLines(info.scale.lab));
@@ -128,6 +135,10 @@ function scaleTable(cfg: RunConfig): string[] {
 
 /** The parameters table of NOTES.md: under --scale, stage 1's defaults (the Scale section gives each stage's). */
 function notesParameters(info: ExportInfo): { name: string; default: string; meaning: string }[] {
+  return notesParametersOf(info).map((p) => withModelPath(p, info));
+}
+
+function notesParametersOf(info: ExportInfo): { name: string; default: string; meaning: string }[] {
   if (!info.scale) return [...LAUNCH_PARAMETERS];
   const scaled = scaleParameters(info.scale.spec, 0);
   const extra = [

@@ -24,7 +24,7 @@ export interface HfGrads {
 
 interface Norm { y: Float64Array; r: Float64Array }
 
-function rmsNormF(x: Float64Array, T: number, d: number, w: Float32Array, eps: number): Norm {
+export function rmsNormF(x: Float64Array, T: number, d: number, w: Float32Array, eps: number): Norm {
   const y = new Float64Array(T * d), r = new Float64Array(T);
   for (let t = 0; t < T; t++) {
     let ss = 0;
@@ -36,7 +36,7 @@ function rmsNormF(x: Float64Array, T: number, d: number, w: Float32Array, eps: n
 }
 
 /** y = x·r·w: dw_i += Σ_t dy·x·r; dx = r·w⊙dy − r³·x·(Σ_j w_j dy_j x_j)/d. Returns dx. */
-function rmsNormB(x: Float64Array, r: Float64Array, T: number, d: number, w: Float32Array, dy: Float64Array, dw: Float64Array): Float64Array {
+export function rmsNormB(x: Float64Array, r: Float64Array, T: number, d: number, w: Float32Array, dy: Float64Array, dw: Float64Array): Float64Array {
   const dx = new Float64Array(T * d);
   for (let t = 0; t < T; t++) {
     let dot = 0;
@@ -50,7 +50,7 @@ function rmsNormB(x: Float64Array, r: Float64Array, T: number, d: number, w: Flo
   return dx;
 }
 
-function linearF(x: Float64Array, T: number, n: number, W: Float32Array, m: number, b: Float32Array | null): Float64Array {
+export function linearF(x: Float64Array, T: number, n: number, W: Float32Array, m: number, b: Float32Array | null): Float64Array {
   const y = new Float64Array(T * m);
   for (let t = 0; t < T; t++)
     for (let o = 0; o < m; o++) {
@@ -62,7 +62,7 @@ function linearF(x: Float64Array, T: number, n: number, W: Float32Array, m: numb
 }
 
 /** y = x·Wᵀ + b: dW[o, i] += Σ_t dy[t, o] x[t, i]; db += Σ_t dy; dx (added into `dx`). */
-function linearB(x: Float64Array, T: number, n: number, W: Float32Array, m: number, dy: Float64Array, dW: Float64Array, db: Float64Array | null, dx: Float64Array): void {
+export function linearB(x: Float64Array, T: number, n: number, W: Float32Array, m: number, dy: Float64Array, dW: Float64Array, db: Float64Array | null, dx: Float64Array): void {
   for (let t = 0; t < T; t++)
     for (let o = 0; o < m; o++) {
       const g = dy[t * m + o];

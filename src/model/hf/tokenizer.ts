@@ -19,6 +19,12 @@ export interface HfTokenizer {
   decode(ids: readonly number[]): string;
   /** How many ids the tokenizer can produce (its vocabulary plus added tokens). */
   size: number;
+  /** The id of one token string (special tokens included), or undefined. */
+  tokenToId(token: string): number | undefined;
+  /** tokenizer_config.json's `eos_token` (a string or an AddedToken's content), or null. */
+  eosToken: string | null;
+  /** Whether tokenizer_config.json has a `chat_template`. */
+  hasChatTemplate: boolean;
 }
 
 export async function loadHfTokenizer(files: ModelFiles): Promise<HfTokenizer> {
@@ -44,5 +50,25 @@ export function tokenizerFromJson(json: Record<string, unknown>, config: Record<
     // The library refuses an empty list; the text of no tokens is the empty string.
     decode: (ids) => (ids.length === 0 ? '' : tok.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false })),
     size,
+    tokenToId: (t) => tok.token_to_id(t),
+    eosToken: typeof config.eos_token === 'string' ? config.eos_token : typeof (config.eos_token as { content?: unknown } | null)?.content === 'string' ? (config.eos_token as { content: string }).content : null,
+    hasChatTemplate: config.chat_template !== undefined && config.chat_template !== null,
   };
+}
+
+/**
+ * The token that ends a response: config.json's `eos_token_id` (the first, when a list), else
+ * tokenizer_config.json's `eos_token`, else `<|endoftext|>` when the vocabulary has it; `where` names the folder.
+ */
+export function resolveEosId(configJson: Record<string, unknown>, tok: HfTokenizer, vocabSize: number, where: string): number {
+  const raw = Array.isArray(configJson.eos_token_id) ? configJson.eos_token_id[0] : configJson.eos_token_id;
+  if (raw !== undefined && raw !== null) {
+    if (!Number.isInteger(raw) || (raw as number) < 0 || (raw as number) >= vocabSize) throw new ModelFolderError(`${where}/config.json: eos_token_id ${JSON.stringify(raw)} is not a token id in [0, ${vocabSize})`);
+    return raw as number;
+  }
+  for (const name of [tok.eosToken, '<|endoftext|>']) {
+    const id = name === null ? undefined : tok.tokenToId(name);
+    if (id !== undefined && id < vocabSize) return id;
+  }
+  throw new ModelFolderError(`${where}: no end-of-sequence token (config.json eos_token_id, tokenizer_config.json eos_token, or <|endoftext|> in tokenizer.json)`);
 }

@@ -14,6 +14,7 @@ import { parseFlags, UsageError, type FlagSpec } from './args';
 import { loadHfConfig } from '../model/hf/weights';
 import { nodeModelFolder } from '../run/model-folder';
 import { readJsonFile } from './sft';
+import { replaceFileWhole } from '../run/write-file';
 import { DEFAULT_BASE, defaultBaseFor } from '../run/rung-base';
 import { parseRungFlag, RUNG_FLAG } from './rung';
 
@@ -132,7 +133,8 @@ export async function exportVerl(argv: string[], log: (s: string) => void = cons
   const modelPath = flags.model !== undefined ? await checkedModelPath(String(flags.model)) : undefined;
   const r = flags.run !== undefined ? fromRun(String(flags.run)) : fromPreset(flags);
   const { files, info, warnings } = buildExport(r.config, r.selection, { name: r.name, source: r.source, ...(modelPath ? { modelPath } : {}) }, scale);
-  writeExport(out, files);
+  // Each file through the checked writer: a full disk leaves every file whole or as it was, never cut.
+  writeExport(out, files, (path, contents) => replaceFileWhole(path, contents));
   log(`${info.filter}`);
   for (const w of warnings) log(`warning: ${w}`);
   if (modelPath) log(`MODEL_PATH defaults to ${modelPath} (${(await loadHfConfig(nodeModelFolder(modelPath))).modelType})`);

@@ -118,11 +118,14 @@ export function buildExport(cfg: RunConfig, selection: ProblemSelection, origin:
   return { files, info, warnings };
 }
 
-export function writeExport(dir: string, files: readonly ExportFile[]): void {
+/** Writes one file whole. The CLI passes its checked temp-file-and-rename writer (src/run/write-file.ts, a room above this one). */
+export type WholeFileWriter = (path: string, contents: string | Uint8Array) => void;
+
+export function writeExport(dir: string, files: readonly ExportFile[], writeWhole: WholeFileWriter = writeFileSync): void {
   mkdirSync(dir, { recursive: true });
   for (const f of files) {
     const path = join(dir, f.name);
-    writeFileSync(path, f.contents);
+    writeWhole(path, f.contents);
     if (f.executable) chmodSync(path, 0o755);
   }
 }

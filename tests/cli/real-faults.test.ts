@@ -70,6 +70,25 @@ describe.skipIf(realFsSkip !== null)(`writes on a real nearly full disk${realFsS
     expect(readdirSync(disk).filter((f) => !f.startsWith('.filler'))).toEqual([]);
   });
 
+  it('export-verl on a nearly full disk: exit 2, one line, every file it left whole (none cut short), no temp file', async () => {
+    const control = join(root, 'export-control');
+    const args = ['export-verl', '--preset', 'magic-tiny'];
+    const ok = await run(...args, '--out', control);
+    expect(ok.code, ok.err).toBe(0);
+    const whole = snapshot(control);
+    const sizes = Object.keys(whole).map((f) => statSync(join(control, f)).size);
+    const disk = mountTmpfs(256);
+    fillLeaving(disk, Math.max(...sizes) - 1024); // room for some files, not for the largest
+    const out = join(disk, 'export');
+    const r = await run(...args, '--out', out);
+    expect(r.code, r.err).toBe(2);
+    expect(r.errLines).toHaveLength(1);
+    expect(r.err).toMatch(/ENOSPC/);
+    const left = existsSync(out) ? snapshot(out) : {};
+    for (const [f, bytes] of Object.entries(left)) expect(bytes, f).toBe(whole[f]); // whole or absent, never cut
+    expect(Object.keys(left).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('import-verl --out at a device node: exit 2, one line, the node is still a device', async () => {
     const dev = join(root, 'null');
     makeNullDevice(dev);

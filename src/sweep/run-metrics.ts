@@ -186,6 +186,23 @@ export function metricDef(id: string): MetricDef {
 /** Step-record keys plotted as curves (the eval curves are added per k: val/avg@k/t1.0, val/avg@k/t0.6). */
 export const STEP_CURVE_KEYS = ['actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio'] as const;
 
+/**
+ * Step-record keys the page's charts draw beside the report's curves (the entropy coefficient c as
+ * set, clip fractions, groups, gradient norm, tokens/s): summaries carry their curves too, so a
+ * reference file (src/sweep/reference.ts) holds every curve a Try-this card points to. The reports'
+ * SVG charts stay those of STEP_CURVE_KEYS and the held-out curves.
+ */
+export const PAGE_CURVE_KEYS = [
+  'actor/entropy_coeff',
+  'actor/pg_clipfrac',
+  'actor/pg_clipfrac_lower',
+  'actor/grad_norm',
+  'batch/solve_all',
+  'batch/solve_none',
+  'batch/kept_groups',
+  'perf/tokens_per_s',
+] as const;
+
 /** Number of windows the entropy trajectory is cut into. */
 export const ENTROPY_WINDOWS = 10;
 
@@ -416,10 +433,10 @@ export interface RunCurve {
   values: number[];
 }
 
-/** The curves of one run: step metrics (STEP_CURVE_KEYS) and the held-out avg@k at both temperatures. */
+/** The curves of one run: step metrics (STEP_CURVE_KEYS, then PAGE_CURVE_KEYS) and the held-out avg@k at both temperatures. */
 export function runCurves(m: ParsedMetrics): Record<string, RunCurve> {
   const out: Record<string, RunCurve> = {};
-  for (const key of STEP_CURVE_KEYS) {
+  for (const key of [...STEP_CURVE_KEYS, ...PAGE_CURVE_KEYS]) {
     const rows = m.steps.filter((r) => key in r);
     if (rows.length) out[key] = { steps: rows.map((r) => r.step), values: rows.map((r) => r[key]) };
   }

@@ -15,6 +15,8 @@ import {
   RUN_METRICS,
   runCurves,
   type EntropyWindow,
+  PAGE_CURVE_KEYS,
+  STEP_CURVE_KEYS,
 } from './run-metrics';
 import type { RunResult, SweepSpec } from './runner';
 import { bootstrapMeanInterval, pairedDifference, tInterval } from './stats';
@@ -289,8 +291,8 @@ export function buildSummary(input: SummaryInput): Summary {
   };
 }
 
-/** Curves in a fixed order: held-out accuracy (τ = 1.0 first), then entropy, coefficient, reward, length, truncation. */
-const CURVE_ORDER = ['actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio'];
+/** Curves in a fixed order: held-out accuracy (τ = 1.0 first), then entropy, coefficient, reward, length, truncation, then the page's curves. */
+const CURVE_ORDER: readonly string[] = [...STEP_CURVE_KEYS, ...PAGE_CURVE_KEYS];
 function curveRank(key: string): number {
   const ev = /^val\/avg@\d+\/t(.+)$/.exec(key);
   if (ev) return -Number(ev[1]); // τ = 1.0 before 0.6

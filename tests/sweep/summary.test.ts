@@ -119,7 +119,8 @@ describe('summary from fixture metrics.jsonl', () => {
 
   it('curves: mean and pointwise t band over seeds, per-seed values kept', () => {
     const s = summary();
-    expect(Object.keys(s.curves)).toEqual(['val/avg@8/t1.0', 'val/avg@8/t0.6', 'actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio']);
+    // The report's curves, then the page's (PAGE_CURVE_KEYS) the runs recorded: here tokens/s only.
+    expect(Object.keys(s.curves)).toEqual(['val/avg@8/t1.0', 'val/avg@8/t0.6', 'actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio', 'perf/tokens_per_s']);
     const e = s.curves['actor/entropy'].magic;
     expect(e.steps).toEqual([1, 2, 3, 4, 5, 6]);
     expect(e.mean[0]).toBeCloseTo(0.3, 6);
@@ -190,7 +191,8 @@ describe('charts', () => {
     expect(svg).toContain('target 0.15');
     const dir = mkdtempSync(join(tmpdir(), 'sweep-charts-'));
     const charts = await writeCharts(dir, s, { png: existsSync('/usr/bin/chromium') });
-    expect(charts.length).toBe(7);
+    expect(charts.length).toBe(7); // the page's tokens/s curve is not charted in a report
+    expect(charts.some((c) => c.includes('tokens'))).toBe(false);
     for (const c of charts) expect(existsSync(join(dir, c.replace(/\.png$/, '.svg')))).toBe(true);
     if (existsSync('/usr/bin/chromium')) {
       expect(charts.every((c) => c.endsWith('.png'))).toBe(true);
@@ -210,6 +212,11 @@ describe('reference files', () => {
     expect(e.steps).toEqual([1, 2, 3, 4, 5, 6]);
     expect(e.mean[0]).toBe(0.3);
     expect(e.seeds['1'][5]).toBe(0.19);
+    // A page curve (tokens/s here) carries its mean and band, not every seed's curve.
+    const tps = ref.presets.magic.curves['perf/tokens_per_s'];
+    expect(tps.mean[0]).toBe(1000);
+    expect(tps.lower.length).toBe(tps.steps.length);
+    expect(tps.seeds).toEqual({});
     expect(ref.presets.grpo.scalars['gain/avg/t1.0'].mean).toBe(0.09);
     expect(ref.verdict).toBe('not-testable');
     expect(ref.premises).toEqual([{ says: "vanilla GRPO's entropy collapses prematurely", holds: false, evidence: s.findings[0].premises![0].evidence }]);

@@ -12,6 +12,9 @@ import { experimentsFor } from '../../src/ui/lib/collapse-card';
 import { setupRefPreset, setupRung, type Experiment } from '../../src/ui/lib/experiments';
 import { validateReferenceFile, validateReferenceIndex, type ReferenceFile } from '../../src/ui/lib/reference';
 import { armReference, checkClaim, claimText, type ArmReference, type Claim } from '../../src/ui/lib/try-claims';
+import { chartSpecs } from '../../src/ui/lib/chartdata';
+import { experimentConfig } from '../../src/ui/lib/experiments';
+import { referenceSeries } from '../../src/ui/lib/refchart';
 
 const DIR = join(__dirname, '../../public/reference');
 const files: ReferenceFile[] = readdirSync(DIR)
@@ -46,6 +49,29 @@ describe('Try-this card claims against the reference runs', () => {
   it('every reference arm of a card is in public/reference/', () => {
     for (const e of EXPERIMENTS)
       for (const s of e.setups) if (setupRefPreset(s)) expect(armReference(files, setupRefPreset(s)!, setupRung(s)), `${e.id}.${s.key}: no ${setupRefPreset(s)} at rung ${setupRung(s)} in public/reference/`).not.toBeNull();
+  });
+
+  it("every chart a card points to draws each reference arm's curves (no 'no data yet' under a card)", () => {
+    const missing: string[] = [];
+    for (const e of EXPERIMENTS)
+      for (const s of e.setups) {
+        const ref = setupRefPreset(s) ? armReference(files, setupRefPreset(s)!, setupRung(s)) : null;
+        if (!ref) continue;
+        const file = files.find((f) => f.name === ref.file)!;
+        const one = { ...file, presets: { [ref.preset]: ref.data } };
+        for (const id of e.charts) {
+          const spec = chartSpecs(experimentConfig(s)).find((c) => c.id === id);
+          if (!spec) {
+            missing.push(`${e.id}: no chart ${id}`);
+            continue;
+          }
+          const drawn = new Set(referenceSeries(spec, one).map((r) => r.seriesKey));
+          // Every per-step series, and at least one held-out series where the chart has them.
+          for (const x of spec.series) if (x.source === 'step' && !drawn.has(x.key)) missing.push(`${e.id}.${s.key} ${id}: ${ref.file} has no ${x.key}`);
+          if (spec.series.some((x) => x.source === 'eval') && !spec.series.some((x) => x.source === 'eval' && drawn.has(x.key))) missing.push(`${e.id}.${s.key} ${id}: no held-out curve`);
+        }
+      }
+    expect(missing).toEqual([]);
   });
 
   it('fails the claims the cards once made wrongly', () => {

@@ -11,10 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { experimentsFor } from '../../src/ui/lib/collapse-card';
 import { setupRefPreset, setupRung, type Experiment } from '../../src/ui/lib/experiments';
 import { validateReferenceFile, validateReferenceIndex, type ReferenceFile } from '../../src/ui/lib/reference';
-import { armReference, checkClaim, claimText, type ArmReference, type Claim } from '../../src/ui/lib/try-claims';
+import { armReference, checkClaim, CLAIM_METRICS, claimText, type ArmReference, type Claim } from '../../src/ui/lib/try-claims';
 import { chartSpecs } from '../../src/ui/lib/chartdata';
 import { experimentConfig } from '../../src/ui/lib/experiments';
 import { referenceSeries } from '../../src/ui/lib/refchart';
+import { readContrast, referenceArmCurve } from '../../src/ui/lib/card-contrast';
 
 const DIR = join(__dirname, '../../public/reference');
 const files: ReferenceFile[] = readdirSync(DIR)
@@ -72,6 +73,32 @@ describe('Try-this card claims against the reference runs', () => {
         }
       }
     expect(missing).toEqual([]);
+  });
+
+  it("every contrast of a card with reference arms reads from them, on one of the card's charts, and differs as shown at the card's rung", () => {
+    const bad: string[] = [];
+    for (const e of EXPERIMENTS) {
+      const arms = armsOf(e.id);
+      if (!Object.values(arms).every(Boolean)) continue;
+      for (const c of e.contrasts) {
+        if (!e.charts.includes(c.chart)) bad.push(`${e.id}: contrast on ${c.chart}, not one of its charts`);
+        const r = readContrast(c, e.setups.map((s) => referenceArmCurve(s.label, arms[s.key]!.data, c.metric)));
+        if (!r) bad.push(`${e.id}: ${c.metric} has no points for both arms`);
+        else if (/the same for/.test(r.sentence)) bad.push(`${e.id}: ${r.sentence}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('every card contrast has a checked claim on the same curve and window (the difference shows beyond a margin), but where its card has no reference runs', () => {
+    for (const e of EXPERIMENTS) {
+      if (!Object.values(armsOf(e.id)).every(Boolean) || e.compareCollapse) continue;
+      for (const c of e.contrasts) {
+        const has = (e.claims ?? []).some((x) => CLAIM_METRICS[x.metric] === c.metric && JSON.stringify(x.window) === JSON.stringify(c.window) && 'by' in x && (x.by ?? 0) > 0);
+        const free = c.metric === 'actor/entropy' && e.id === 'off-policy'; // stated direction only: its margin at tiny is small
+        expect(has || free, `${e.id}: ${c.metric}`).toBe(true);
+      }
+    }
   });
 
   it('fails the claims the cards once made wrongly', () => {

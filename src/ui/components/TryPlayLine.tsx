@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { Experiment } from '../lib/experiments';
+import { readContrast, referenceArmCurve, runArmCurve, type ArmCurve } from '../lib/card-contrast';
 import { cardArms, cardQueueName, compareArms, endMean, referenceEntropySeries, runEntropySeries, type ArmSeries } from '../lib/try-play';
 import { cancelQueue } from '../lab';
 import { useLab } from '../store';
@@ -25,6 +26,16 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
     }
     return { series: [] as ArmSeries[], target: null };
   }, [experiment, on, refFile, mine, runs]);
+  // The card's contrasts, each read from the curves its chart draws: the arms' reference means, or their runs.
+  const readings = useMemo(() => {
+    const arms = cardArms(experiment, on?.keys);
+    return experiment.contrasts.map((c) => {
+      let curves: ArmCurve[] = [];
+      if (on?.mode === 'reference' && refFile?.status === 'ready') curves = arms.map((a) => referenceArmCurve(a.label, refFile.file.presets[a.label], c.metric));
+      else if (mine) curves = mine.items.flatMap((x, i) => (x.runId && runs[x.runId] ? [runArmCurve(arms[i]?.label ?? x.name, runs[x.runId], c.metric)] : []));
+      return { c, r: readContrast(c, curves) };
+    });
+  }, [experiment, on, refFile, mine, runs]);
   if (!on) return null;
   const done = mine ? mine.items.filter((x) => x.status === 'done').length : 0;
   const reused = mine ? mine.items.filter((x) => x.reused).length : 0;
@@ -49,6 +60,17 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
       )}
       {on.mode === 'reference' && <div>Reference runs overlaid: mean over seeds with 95% bands (the full 400-step schedule).</div>}
       {text && <div data-testid="try-compare">{text}</div>}
+      {readings.some((x) => x.r) && (
+        <ul className="try-contrasts" data-testid="try-contrasts">
+          {readings.map(({ c, r }) =>
+            r ? (
+              <li key={`${c.chart}|${c.metric}`} data-testid="try-contrast" data-chart={c.chart} data-metric={c.metric} data-window={typeof c.window === 'object' ? `to:${c.window.to}` : c.window} data-means={r.means.map((m) => `${m.arm}=${m.text}`).join(',')}>
+                {r.sentence}
+              </li>
+            ) : null,
+          )}
+        </ul>
+      )}
     </div>
   );
 }

@@ -13,6 +13,9 @@ export const CLAIM_METRICS = {
   'entropy-coeff': 'actor/entropy_coeff_realized',
   heldout: 'val/avg@8/t1.0',
   reward: 'critic/score/mean',
+  'kept-groups': 'batch/kept_groups',
+  clipfrac: 'actor/pg_clipfrac',
+  'grad-norm': 'actor/grad_norm',
 } as const;
 export type ClaimMetric = keyof typeof CLAIM_METRICS;
 

@@ -162,3 +162,29 @@ export function runEntropySeries(label: string, run: Pick<RunData, 'steps'>): Ar
   }
   return { label, steps, values };
 }
+
+/**
+ * The names the played card's runs are drawn under: each arm's label on this card (a shared baseline
+ * reused from another card keeps that card's run name in the run list, but is drawn as this card's arm).
+ */
+export function cardRunNames(play: { cardId: string; mode: string; keys?: readonly string[] } | null, queue: Pick<RunQueue, 'reference' | 'items'> | null, cards: readonly Experiment[]): Record<string, string> {
+  const card = play?.mode === 'runs' ? cards.find((e) => e.id === play.cardId) : undefined;
+  if (!card || !queue || queue.reference !== cardQueueName(card)) return {};
+  const arms = cardArms(card, play!.keys);
+  const out: Record<string, string> = {};
+  queue.items.forEach((x, i) => {
+    if (x.runId && arms[i]) out[x.runId] = armRunName(card, arms[i]);
+  });
+  return out;
+}
+
+const renamedViews = new WeakMap<RunData, Map<string, RunData>>();
+/** `run` drawn under `name` (the same object for the same run view and name, so the charts' memo holds). */
+export function drawnAs(run: RunData, name: string | undefined): RunData {
+  if (!name || name === run.name) return run;
+  let m = renamedViews.get(run);
+  if (!m) renamedViews.set(run, (m = new Map()));
+  let v = m.get(name);
+  if (!v) m.set(name, (v = { ...run, name }));
+  return v;
+}

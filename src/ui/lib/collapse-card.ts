@@ -29,7 +29,6 @@ export const COLLAPSE_CARD: Experiment = {
   contrasts: [
     { chart: 'entropy', metric: 'actor/entropy', name: 'entropy', window: 'end', unit: 'nats' },
     { chart: 'entropy-coeff', metric: 'actor/entropy_coeff_realized', name: 'realised α', window: 'all' },
-    { chart: 'reward', metric: 'val/avg@8/t1.0', name: 'held-out avg@k at τ = 1.0', window: 'end' },
   ],
   charts: ['entropy', 'entropy-coeff', 'reward'],
   setups: [
@@ -40,7 +39,7 @@ export const COLLAPSE_CARD: Experiment = {
   claims: [
     { metric: 'entropy', arm: 'b', relation: 'collapses', window: 'all' },
     { metric: 'entropy', arm: 'a', relation: 'never-collapses', window: 'all' },
-    { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end' },
+    { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end', bands: true },
     { metric: 'entropy-coeff', arm: 'a', relation: 'nonzero', window: 'all' },
     { metric: 'entropy-coeff', arm: 'b', relation: 'zero', window: 'all' },
   ],

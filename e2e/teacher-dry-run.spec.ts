@@ -96,6 +96,7 @@ test("the teacher's dry run: as a student, every card of a lesson overlays its a
     } else {
       await card.getByTestId(`try-${e.id}-reference`).click();
       await expect(card.getByTestId('try-play')).toHaveAttribute('data-mode', 'reference', { timeout: 10_000 });
+      await expect(card.getByTestId('try-play')).toContainText('Reference runs overlaid: mean over seeds with 95% bands (their 400-step schedule).');
     }
     const contrasts = card.getByTestId('try-contrast');
     await expect(contrasts).toHaveCount(e.contrasts.length, { timeout: 20_000 });

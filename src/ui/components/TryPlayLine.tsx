@@ -36,6 +36,11 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
       return { c, r: readContrast(c, curves) };
     });
   }, [experiment, on, refFile, mine, runs]);
+  // The reference runs' length, from their curves (the last step drawn).
+  const refSteps = useMemo(() => {
+    if (refFile?.status !== 'ready') return 0;
+    return Math.max(0, ...Object.values(refFile.file.presets).flatMap((p) => p.curves['actor/entropy']?.steps.slice(-1) ?? []));
+  }, [refFile]);
   if (!on) return null;
   const done = mine ? mine.items.filter((x) => x.status === 'done').length : 0;
   const reused = mine ? mine.items.filter((x) => x.reused).length : 0;
@@ -58,7 +63,7 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
           )}
         </div>
       )}
-      {on.mode === 'reference' && <div>Reference runs overlaid: mean over seeds with 95% bands (the full 400-step schedule).</div>}
+      {on.mode === 'reference' && <div>Reference runs overlaid: mean over seeds with 95% bands{refSteps ? ` (their ${refSteps}-step schedule)` : ''}.</div>}
       {text && <div data-testid="try-compare">{text}</div>}
       {readings.some((x) => x.r) && (
         <ul className="try-contrasts" data-testid="try-contrasts">

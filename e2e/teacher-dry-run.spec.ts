@@ -93,6 +93,8 @@ test("the teacher's dry run: as a student, every card of a lesson overlays its a
       // The -tiny twins have no reference: both arms train (seconds).
       await card.getByTestId(`try-${e.id}-run`).click();
       await expect(card.getByTestId('try-progress')).toHaveText(/^All 2 arms overlaid/, { timeout: 120_000 });
+      // Each arm against its own target: B's is 3 nats (not A's).
+      await expect(card.getByTestId('try-compare')).toContainText("B's entropy fell below its target 3 at step 1");
     } else {
       await card.getByTestId(`try-${e.id}-reference`).click();
       await expect(card.getByTestId('try-play')).toHaveAttribute('data-mode', 'reference', { timeout: 10_000 });

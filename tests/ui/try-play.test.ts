@@ -95,6 +95,14 @@ describe('compareArms', () => {
     expect(compareArms([s('A: x', [0.3])], 0.1)).toBe('');
     expect(compareArms([s('A: x', [0.3, 0.05]), s('B: y', [0.02, 0.3])], null)).toBe('Mean entropy over the last 20% of steps: A 0.050, B 0.300 nats.');
   });
+  it("arms with their own targets are each read against theirs (the first look's B at 3 nats, not A's 0.1)", () => {
+    const a = { ...s('A: MAGIC, tiny', [1.5, 1.4]), target: 0.1 };
+    const b = { ...s('B: target 3', [1.6, 1.5]), target: 3 };
+    expect(compareArms([a, b], 0.1)).toBe("A's never fell below its target 0.1; B's entropy fell below its target 3 at step 1. Mean entropy over the last 20% of steps: A 1.400, B 1.500 nats.");
+    // Equal targets read as before.
+    expect(compareArms([{ ...a, target: 0.1 }, { ...b, target: 0.1 }], 0.1)).toMatch(/^Neither run's entropy fell below the target 0\.1\./);
+    expect(compareArms([a, { ...b, target: null }], 0.1)).toMatch(/^A's never fell below its target 0\.1; B has no entropy target\./);
+  });
 });
 
 describe("a reused baseline is drawn under the played card's own arm name", () => {

@@ -17,10 +17,16 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
     const arms = cardArms(experiment, on?.keys);
     if (on?.mode === 'reference' && refFile?.status === 'ready') {
       const presets = refFile.file.presets;
-      return { series: arms.map((a) => referenceEntropySeries(a.label, presets[a.label])), target: presets[arms[0].label]?.entropyTarget ?? null };
+      return { series: arms.map((a) => ({ ...referenceEntropySeries(a.label, presets[a.label]), target: presets[a.label]?.entropyTarget ?? null })), target: presets[arms[0].label]?.entropyTarget ?? null };
     }
     if (mine) {
-      const out = mine.items.map((x, i) => (x.runId && runs[x.runId] ? runEntropySeries(arms[i]?.label ?? x.name, runs[x.runId]) : null)).filter((x): x is ArmSeries => !!x);
+      // Each arm against its own target (an arm without the entropy term has none).
+      const out = mine.items
+        .map((x, i): ArmSeries | null => {
+          const r = x.runId ? runs[x.runId] : undefined;
+          return r ? { ...runEntropySeries(arms[i]?.label ?? x.name, r), target: r.config.loss.entropy.mode === 'off' ? null : r.config.loss.entropy.target } : null;
+        })
+        .filter((x): x is ArmSeries => !!x);
       const cfgs = mine.items.map((x) => (x.runId ? runs[x.runId]?.config : undefined)).filter((c) => c && c.loss.entropy.mode !== 'off');
       return { series: out, target: cfgs[0]?.loss.entropy.target ?? null };
     }

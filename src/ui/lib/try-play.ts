@@ -89,6 +89,8 @@ export interface ArmSeries {
   label: string;
   steps: number[];
   values: number[];
+  /** The arm's own entropy target (null: no entropy term), where the arms' targets differ; else compareArms' `target`. */
+  target?: number | null;
 }
 
 /** The arm's short name: "A" of "A: τ = 1.0 (MAGIC)". */
@@ -128,7 +130,16 @@ export function compareArms(arms: readonly ArmSeries[], target: number | null, o
   if (usable.length < 2) return '';
   const parts: string[] = [];
   if (target !== null && o.collapse) parts.push(collapseClauses(usable, target));
-  else if (target !== null) {
+  else if (usable.some((a) => a.target !== undefined && a.target !== target)) {
+    // Arms with their own targets (the first-look card's B at 3 nats beside A's 0.1): each against its own.
+    const clauses = usable.map((a) => {
+      const t = a.target === undefined ? target : a.target;
+      if (t === null) return `${short(a.label)} has no entropy target`;
+      const i = a.values.findIndex((v) => Number.isFinite(v) && v < t);
+      return i >= 0 ? `${short(a.label)}'s entropy fell below its target ${t} at step ${a.steps[i]}` : `${short(a.label)}'s never fell below its target ${t}`;
+    });
+    parts.push(`${clauses.join('; ')}.`);
+  } else if (target !== null) {
     const fell = usable.map((a) => ({ a, i: a.values.findIndex((v) => Number.isFinite(v) && v < target) }));
     const did = fell.filter((x) => x.i >= 0);
     const never = fell.filter((x) => x.i < 0).map((x) => `${short(x.a.label)}'s`);

@@ -99,6 +99,13 @@ test("the teacher's dry run: as a student, every card of a lesson overlays its a
       await card.getByTestId(`try-${e.id}-reference`).click();
       await expect(card.getByTestId('try-play')).toHaveAttribute('data-mode', 'reference', { timeout: 10_000 });
       await expect(card.getByTestId('try-play')).toContainText('Reference runs overlaid: mean over seeds with 95% bands (their 400-step schedule).');
+      // Every chart the card points to draws each arm's reference curves: none says "no data yet".
+      for (const id of e.charts) {
+        const chart = page.getByTestId(`chart-${id}`);
+        await chart.scrollIntoViewIfNeeded();
+        await expect.poll(async () => Number(await chart.getAttribute('data-reference-series')), { message: `${e.id}: chart ${id}` }).toBeGreaterThanOrEqual(e.setups.length);
+        await expect(chart.getByText('no data yet')).toHaveCount(0);
+      }
     }
     const contrasts = card.getByTestId('try-contrast');
     await expect(contrasts).toHaveCount(e.contrasts.length, { timeout: 20_000 });

@@ -1,7 +1,7 @@
 /**
  * Every Try-this card may claim only what its arms' reference runs (public/reference/, means over
  * seeds) show: each structured claim is checked here; the two claims the cards once made wrongly
- * (#28) must fail. The cards are the ones the page lists with the shipped index (a rung card,
+ * must fail. The cards are the ones the page lists with the shipped index (a rung card,
  * lib/collapse-card.ts, joins once index.json lists its rung's file), each arm read from its
  * rung's files only: a listed card whose rung's file is missing fails here, it is not skipped.
  */

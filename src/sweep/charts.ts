@@ -7,7 +7,6 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { replaceFileWhole } from '../run/write-file';
 import { join } from 'node:path';
 import type { CurveBand, Summary } from './summary';
-import { PAGE_CURVE_KEYS } from './run-metrics';
 import { chartFileName } from './summary-markdown';
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22', '#393b79'];
@@ -138,8 +137,6 @@ export function chartLabels(key: string): { title: string; yLabel: string; scale
 export function summaryChartSvgs(s: Summary): [string, string][] {
   const out: [string, string][] = [];
   for (const [key, perPreset] of Object.entries(s.curves)) {
-    // The page's own curves (PAGE_CURVE_KEYS) are drawn by the page from the reference files, not charted in reports.
-    if ((PAGE_CURVE_KEYS as readonly string[]).includes(key)) continue;
     const series = Object.entries(perPreset).map(([name, band]) => ({ name, band }));
     if (!series.length) continue;
     const l = chartLabels(key);

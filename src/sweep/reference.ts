@@ -41,7 +41,7 @@ export function referenceFromSummary(
   const presets: ReferenceFile['presets'] = {};
   for (const [p, ps] of Object.entries(s.presets)) {
     const curves: Record<string, ReferenceCurve> = {};
-    for (const [key, perPreset] of Object.entries(s.curves)) {
+    for (const [key, perPreset] of Object.entries({ ...s.curves, ...(s.pageCurves ?? {}) })) {
       const band = perPreset[p];
       if (!band) continue;
       const runs = Object.entries(band.seeds).map(([seed, values]) => ({ seed: Number(seed), steps: band.steps, values: values.map((v) => (v === null ? NaN : v)) }));

@@ -188,9 +188,9 @@ export const STEP_CURVE_KEYS = ['actor/entropy', 'actor/entropy_coeff_realized',
 
 /**
  * Step-record keys the page's charts draw beside the report's curves (the entropy coefficient c as
- * set, clip fractions, groups, gradient norm, tokens/s): summaries carry their curves too, so a
- * reference file (src/sweep/reference.ts) holds every curve a Try-this card points to. The reports'
- * SVG charts stay those of STEP_CURVE_KEYS and the held-out curves.
+ * set, clip fractions, groups, gradient norm, tokens/s): a summary computes their bands too
+ * (`pageCurves`, never written to summary.json, whose bytes stay as they were), so a reference file
+ * (src/sweep/reference.ts) holds every curve a Try-this card points to. Reports do not chart them.
  */
 export const PAGE_CURVE_KEYS = [
   'actor/entropy_coeff',
@@ -433,16 +433,22 @@ export interface RunCurve {
   values: number[];
 }
 
-/** The curves of one run: step metrics (STEP_CURVE_KEYS, then PAGE_CURVE_KEYS) and the held-out avg@k at both temperatures. */
+/** The curves of one run: step metrics (STEP_CURVE_KEYS) and the held-out avg@k at both temperatures. */
 export function runCurves(m: ParsedMetrics): Record<string, RunCurve> {
-  const out: Record<string, RunCurve> = {};
-  for (const key of [...STEP_CURVE_KEYS, ...PAGE_CURVE_KEYS]) {
-    const rows = m.steps.filter((r) => key in r);
-    if (rows.length) out[key] = { steps: rows.map((r) => r.step), values: rows.map((r) => r[key]) };
-  }
+  const out: Record<string, RunCurve> = runStepCurves(m, STEP_CURVE_KEYS);
   for (const t of TEMPERATURES) {
     const key = m.evals.length ? findEvalKey(m.evals[0], 'avg', t) : undefined;
     if (key) out[key] = { steps: m.evals.map((r) => r.step), values: m.evals.map((r) => r[key]) };
+  }
+  return out;
+}
+
+/** The step-record curves of one run among `keys` (those it recorded). */
+export function runStepCurves(m: ParsedMetrics, keys: readonly string[]): Record<string, RunCurve> {
+  const out: Record<string, RunCurve> = {};
+  for (const key of keys) {
+    const rows = m.steps.filter((r) => key in r);
+    if (rows.length) out[key] = { steps: rows.map((r) => r.step), values: rows.map((r) => r[key]) };
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { parseMetricsJsonl } from '../../src/sweep/run-metrics';
 import { readReferenceIndex, referenceFromSummary, writeReference } from '../../src/sweep/reference';
 import type { RunResult } from '../../src/sweep/runner';
 import { computeRunMetrics } from '../../src/sweep/run-metrics';
-import { aggregateCurves, buildSummary, toJson, type SummarySpec } from '../../src/sweep/summary';
+import { aggregateCurves, buildSummary, summaryJson, toJson, type SummarySpec } from '../../src/sweep/summary';
 import { summaryMarkdown } from '../../src/sweep/summary-markdown';
 
 const FIX = join(__dirname, 'fixtures');
@@ -119,8 +119,12 @@ describe('summary from fixture metrics.jsonl', () => {
 
   it('curves: mean and pointwise t band over seeds, per-seed values kept', () => {
     const s = summary();
-    // The report's curves, then the page's (PAGE_CURVE_KEYS) the runs recorded: here tokens/s only.
-    expect(Object.keys(s.curves)).toEqual(['val/avg@8/t1.0', 'val/avg@8/t0.6', 'actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio', 'perf/tokens_per_s']);
+    expect(Object.keys(s.curves)).toEqual(['val/avg@8/t1.0', 'val/avg@8/t0.6', 'actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio']);
+    // The page's curves (PAGE_CURVE_KEYS) the runs recorded — here tokens/s only — are kept apart, and summary.json leaves them out.
+    expect(Object.keys(s.pageCurves!)).toEqual(['perf/tokens_per_s']);
+    expect(s.pageCurves!['perf/tokens_per_s'].magic.mean[0]).toBe(1000);
+    expect(JSON.parse(summaryJson(s)).pageCurves).toBeUndefined();
+    expect(JSON.parse(summaryJson(s)).curves).toEqual(JSON.parse(toJson(s.curves)));
     const e = s.curves['actor/entropy'].magic;
     expect(e.steps).toEqual([1, 2, 3, 4, 5, 6]);
     expect(e.mean[0]).toBeCloseTo(0.3, 6);
@@ -191,8 +195,7 @@ describe('charts', () => {
     expect(svg).toContain('target 0.15');
     const dir = mkdtempSync(join(tmpdir(), 'sweep-charts-'));
     const charts = await writeCharts(dir, s, { png: existsSync('/usr/bin/chromium') });
-    expect(charts.length).toBe(7); // the page's tokens/s curve is not charted in a report
-    expect(charts.some((c) => c.includes('tokens'))).toBe(false);
+    expect(charts.length).toBe(7);
     for (const c of charts) expect(existsSync(join(dir, c.replace(/\.png$/, '.svg')))).toBe(true);
     if (existsSync('/usr/bin/chromium')) {
       expect(charts.every((c) => c.endsWith('.png'))).toBe(true);

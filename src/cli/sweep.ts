@@ -11,7 +11,7 @@ import { presetNames, type RunConfigInput } from '../rl/config';
 import { writeCharts } from '../sweep/charts';
 import { DEFAULT_REFERENCE_DIR, checkReferenceName, referenceFromSummary, writeReference } from '../sweep/reference';
 import { resolveRunConfig, runSweep, type RunResult, type SweepDeps, type SweepOptions, type Variant } from '../sweep/runner';
-import { toJson, type Summary } from '../sweep/summary';
+import { summaryJson, type Summary } from '../sweep/summary';
 import { summaryMarkdown } from '../sweep/summary-markdown';
 import { sweepSummary } from '../sweep/replication-check';
 import { parseFlags, UsageError, type FlagSpec, type Flags } from './args';
@@ -157,7 +157,7 @@ export async function writeSummary(
   final: { charts: boolean; png: boolean; log: (s: string) => void },
 ): Promise<{ summary: Summary; charts: string[] }> {
   const summary = sweepSummary(o, results, planned);
-  writeStoredText(join(o.out, 'summary.json'), toJson(summary));
+  writeStoredText(join(o.out, 'summary.json'), summaryJson(summary));
   const charts = final.charts ? await writeCharts(o.out, summary, { png: final.png, log: final.log }) : [];
   replaceFileWhole(join(o.out, 'summary.md'), summaryMarkdown(summary, { charts }));
   return { summary, charts };

@@ -1,8 +1,8 @@
 /**
  * Reference runs for the page: a compact file per sweep or finding under public/reference/
  * (`<name>.json`), and an index of them (`index.json`). Per preset per curve metric: a step grid
- * (at most 40 points), the mean over seeds, its 95% band, and every seed's curve on the same grid,
- * rounded to 4 decimals; plus a few scalar results and, for a finding, its verdict. At a rung
+ * (at most 40 points), the mean over seeds, its 95% band, and every seed's curve on the same grid
+ * (the page's extra curves, run-metrics.ts PAGE_CURVE_KEYS, without their seeds), rounded to 4 decimals; plus a few scalar results and, for a finding, its verdict. At a rung
  * other than tiny the file is <name>-<rung>.json and carries `rung`. Made only
  * from a real sweep's summary (`magic-lab sweep … --reference NAME`, `magic-lab ablate … --reference`).
  */
@@ -22,7 +22,10 @@ import {
   type ReferenceIndex,
   type ReferenceIndexEntry,
 } from './reference-format';
+import { PAGE_CURVE_KEYS } from './run-metrics';
 import { aggregateCurves, type Summary } from './summary';
+
+const PAGE_KEYS: ReadonlySet<string> = new Set(PAGE_CURVE_KEYS);
 
 // The format itself (types, schema names, r4, checkReferenceName) is pure and shared with the page.
 export * from './reference-format';
@@ -38,7 +41,7 @@ export function referenceFromSummary(
   const presets: ReferenceFile['presets'] = {};
   for (const [p, ps] of Object.entries(s.presets)) {
     const curves: Record<string, ReferenceCurve> = {};
-    for (const [key, perPreset] of Object.entries(s.curves)) {
+    for (const [key, perPreset] of Object.entries({ ...s.curves, ...(s.pageCurves ?? {}) })) {
       const band = perPreset[p];
       if (!band) continue;
       const runs = Object.entries(band.seeds).map(([seed, values]) => ({ seed: Number(seed), steps: band.steps, values: values.map((v) => (v === null ? NaN : v)) }));
@@ -48,7 +51,8 @@ export function referenceFromSummary(
         mean: b.mean.map(r4),
         lower: b.lower.map(r4),
         upper: b.upper.map(r4),
-        seeds: Object.fromEntries(Object.entries(b.seeds).map(([seed, vs]) => [seed, vs.map(r4)])),
+        // The page's extra curves (clip fractions, groups, …) carry the mean and band only: the file stays small.
+        seeds: PAGE_KEYS.has(key) ? {} : Object.fromEntries(Object.entries(b.seeds).map(([seed, vs]) => [seed, vs.map(r4)])),
       };
     }
     presets[p] = {

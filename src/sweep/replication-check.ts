@@ -14,7 +14,7 @@ import { readStoredText } from './gz-file';
 import { planSweep, sweepSpec, type BaseRef, type PlannedRun, type RunResult, type SweepOptions } from './plan';
 import { buildFindingReport, findingReportSlots, replicationMarkdown, type FindingReport } from './report';
 import { loadRun } from './runner';
-import { buildSummary, toJson, type Summary } from './summary';
+import { buildSummary, summaryJson, toJson, type Summary } from './summary';
 
 /** The summary of a sweep's runs, as `magic-lab sweep` writes it to summary.json. */
 export function sweepSummary(o: SweepOptions, results: RunResult[], planned: number): Summary {
@@ -109,7 +109,7 @@ export function checkReplication(reportsDir: string, replicationFile: string | n
     const sumFile = join(dir, 'summary.json');
     if (existsSync(sumFile) || existsSync(`${sumFile}.gz`)) {
       const text = readStoredText(sumFile);
-      if (text !== toJson(summary)) bad.push({ file: sumFile, what: firstDiff(text, toJson(summary)) });
+      if (text !== summaryJson(summary)) bad.push({ file: sumFile, what: firstDiff(text, summaryJson(summary)) });
     }
     log(`${slot.folder}: ${results.length} runs recomputed`);
   }

@@ -186,6 +186,23 @@ export function metricDef(id: string): MetricDef {
 /** Step-record keys plotted as curves (the eval curves are added per k: val/avg@k/t1.0, val/avg@k/t0.6). */
 export const STEP_CURVE_KEYS = ['actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio'] as const;
 
+/**
+ * Step-record keys the page's charts draw beside the report's curves (the entropy coefficient c as
+ * set, clip fractions, groups, gradient norm, tokens/s): a summary computes their bands too
+ * (`pageCurves`, never written to summary.json, whose bytes stay as they were), so a reference file
+ * (src/sweep/reference.ts) holds every curve a Try-this card points to. Reports do not chart them.
+ */
+export const PAGE_CURVE_KEYS = [
+  'actor/entropy_coeff',
+  'actor/pg_clipfrac',
+  'actor/pg_clipfrac_lower',
+  'actor/grad_norm',
+  'batch/solve_all',
+  'batch/solve_none',
+  'batch/kept_groups',
+  'perf/tokens_per_s',
+] as const;
+
 /** Number of windows the entropy trajectory is cut into. */
 export const ENTROPY_WINDOWS = 10;
 
@@ -418,14 +435,20 @@ export interface RunCurve {
 
 /** The curves of one run: step metrics (STEP_CURVE_KEYS) and the held-out avg@k at both temperatures. */
 export function runCurves(m: ParsedMetrics): Record<string, RunCurve> {
-  const out: Record<string, RunCurve> = {};
-  for (const key of STEP_CURVE_KEYS) {
-    const rows = m.steps.filter((r) => key in r);
-    if (rows.length) out[key] = { steps: rows.map((r) => r.step), values: rows.map((r) => r[key]) };
-  }
+  const out: Record<string, RunCurve> = runStepCurves(m, STEP_CURVE_KEYS);
   for (const t of TEMPERATURES) {
     const key = m.evals.length ? findEvalKey(m.evals[0], 'avg', t) : undefined;
     if (key) out[key] = { steps: m.evals.map((r) => r.step), values: m.evals.map((r) => r[key]) };
+  }
+  return out;
+}
+
+/** The step-record curves of one run among `keys` (those it recorded). */
+export function runStepCurves(m: ParsedMetrics, keys: readonly string[]): Record<string, RunCurve> {
+  const out: Record<string, RunCurve> = {};
+  for (const key of keys) {
+    const rows = m.steps.filter((r) => key in r);
+    if (rows.length) out[key] = { steps: rows.map((r) => r.step), values: rows.map((r) => r[key]) };
   }
   return out;
 }

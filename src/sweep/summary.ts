@@ -14,7 +14,11 @@ import {
   parseMetricsJsonl,
   RUN_METRICS,
   runCurves,
+  runStepCurves,
   type EntropyWindow,
+  type RunCurve,
+  PAGE_CURVE_KEYS,
+  STEP_CURVE_KEYS,
 } from './run-metrics';
 import type { RunResult, SweepSpec } from './runner';
 import { bootstrapMeanInterval, pairedDifference, tInterval } from './stats';
@@ -91,6 +95,11 @@ export interface Summary {
   pairs: PairSummary[];
   /** curve key (e.g. actor/entropy, val/avg@8/t1.0) → preset → band */
   curves: Record<string, Record<string, CurveBand>>;
+  /**
+   * The page's curves (run-metrics.ts PAGE_CURVE_KEYS: clip fractions, groups, …) the runs recorded, for the
+   * reference files; not part of summary.json (summaryJson leaves it out), so summaries replicate as before.
+   */
+  pageCurves?: Record<string, Record<string, CurveBand>>;
   /** Registered findings whose presets all ran in this sweep. */
   findings: FindingResult[];
   /** Per preset, the mean pass@k curves (start = the base, final) overall, per family and per base-solvability class (coverage.ts); only when the runs wrote coverage reports. */
@@ -257,16 +266,20 @@ export function buildSummary(input: SummaryInput): Summary {
     }
   }
 
-  const curves: Record<string, Record<string, CurveBand>> = {};
-  const runCurveSets = parsed.map(({ r, m }) => ({ r, c: runCurves(m) }));
-  const keys = [...new Set(runCurveSets.flatMap(({ c }) => Object.keys(c)))].sort(curveOrder);
-  for (const key of keys) {
-    curves[key] = {};
-    for (const p of input.presets) {
-      const rs = runCurveSets.filter(({ r, c }) => r.preset === p && c[key]).map(({ r, c }) => ({ seed: r.seed, ...c[key] }));
-      if (rs.length) curves[key][p] = aggregateCurves(rs);
+  const bands = (runCurveSets: { r: RunResult; c: Record<string, RunCurve> }[]) => {
+    const out: Record<string, Record<string, CurveBand>> = {};
+    const keys = [...new Set(runCurveSets.flatMap(({ c }) => Object.keys(c)))].sort(curveOrder);
+    for (const key of keys) {
+      out[key] = {};
+      for (const p of input.presets) {
+        const rs = runCurveSets.filter(({ r, c }) => r.preset === p && c[key]).map(({ r, c }) => ({ seed: r.seed, ...c[key] }));
+        if (rs.length) out[key][p] = aggregateCurves(rs);
+      }
     }
-  }
+    return out;
+  };
+  const curves = bands(parsed.map(({ r, m }) => ({ r, c: runCurves(m) })));
+  const pageCurves = bands(parsed.map(({ r, m }) => ({ r, c: runStepCurves(m, PAGE_CURVE_KEYS) })));
 
   // A finding with a regime speaks only for sweeps run under it (coverage.ts sweepHasRegime).
   const findings = FINDINGS.filter((f) => f.presets.every((p) => input.presets.includes(p)) && (!f.regime || sweepHasRegime(f.regime, input.spec.config))).map((f) =>
@@ -286,11 +299,19 @@ export function buildSummary(input: SummaryInput): Summary {
     curves,
     findings,
     ...(coverage ? { coverage } : {}),
+    pageCurves,
   };
 }
 
-/** Curves in a fixed order: held-out accuracy (τ = 1.0 first), then entropy, coefficient, reward, length, truncation. */
-const CURVE_ORDER = ['actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio'];
+/** summary.json's text: the summary without its page curves (they go to reference files only). */
+export function summaryJson(s: Summary): string {
+  const { pageCurves: _page, ...file } = s;
+  void _page;
+  return toJson(file);
+}
+
+/** Curves in a fixed order: held-out accuracy (τ = 1.0 first), then entropy, coefficient, reward, length, truncation (the page's curves in their own order). */
+const CURVE_ORDER: readonly string[] = [...STEP_CURVE_KEYS, ...PAGE_CURVE_KEYS];
 function curveRank(key: string): number {
   const ev = /^val\/avg@\d+\/t(.+)$/.exec(key);
   if (ev) return -Number(ev[1]); // τ = 1.0 before 0.6

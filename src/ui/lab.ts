@@ -106,6 +106,7 @@ function persistRun(id: string, now = false) {
  */
 const speed = rungControl(useLab, (m) => send(m));
 export const { pick: pickRung, measure: measureRung } = speed;
+speed.keep(browserEnv().storage);
 const bench = benchControl(useLab, (m) => send(m));
 export const { run: runBench } = bench;
 /** A checkpoint the user asked for (its arrival is a notice). */

@@ -3,11 +3,11 @@
  * what teacher mode hides, point at a config field. They keep the URL in step (lib/teach.ts), so
  * the address bar is always the link to share.
  */
-import { EXPERIMENTS, experimentConfig, experimentSearch, type Experiment, type ExperimentSetup } from './lib/experiments';
+import { experimentConfig, experimentSearch, type Experiment, type ExperimentSetup } from './lib/experiments';
 import { LESSON_PARAM, loadLesson } from './lib/lesson';
 import { presetAtRung } from './lib/rungs';
 import { withTeaching } from './lib/teach';
-import { RUNG_CARDS } from './lib/collapse-card';
+import { ALL_CARDS } from './lib/collapse-card';
 import { activeArmIndex, cardQueueName, cardReferenceEntries, cardReferenceFile, planCardQueue } from './lib/try-play';
 import { loadReference, reset, startQueue } from './lab';
 import { isLive, useLab } from './store';
@@ -58,7 +58,7 @@ function syncCardOverlay(): void {
   const ids = q.items.map((x) => x.runId).filter((x): x is string => !!x && !!s.runs[x]);
   if (!ids.length) return;
   // Once every arm is in, the card's active arm (its marks and target are what the card's words describe).
-  const card = [...EXPERIMENTS, ...RUNG_CARDS.map((c) => c.experiment)].find((e) => e.id === p.cardId);
+  const card = ALL_CARDS.find((e) => e.id === p.cardId);
   const wanted = card && ids.length === q.items.length ? ids[activeArmIndex(card, p.keys)] : ids[0];
   const active = q.status === 'running' && s.activeRunId && ids.includes(s.activeRunId) ? s.activeRunId : wanted;
   const overlay = ids.filter((x) => x !== active);
@@ -130,6 +130,6 @@ export function nextLessonCard(): void {
 /** The lesson card the page stands at, with its card. */
 export function lessonCardAt(l: { lesson: { cards: { card: string; arms?: string[]; questions: string[] }[] }; at: number } | null) {
   const c = l?.lesson.cards[l.at];
-  const e = c ? EXPERIMENTS.find((x) => x.id === c.card) : undefined;
+  const e = c ? ALL_CARDS.find((x) => x.id === c.card) : undefined;
   return c && e ? { card: c, experiment: e } : null;
 }

@@ -13,7 +13,7 @@ import { parseMetricsJsonl } from '../../src/sweep/run-metrics';
 import { readReferenceIndex, referenceFromSummary, writeReference } from '../../src/sweep/reference';
 import type { RunResult } from '../../src/sweep/runner';
 import { computeRunMetrics } from '../../src/sweep/run-metrics';
-import { aggregateCurves, buildSummary, toJson, type SummarySpec } from '../../src/sweep/summary';
+import { aggregateCurves, buildSummary, summaryJson, toJson, type SummarySpec } from '../../src/sweep/summary';
 import { summaryMarkdown } from '../../src/sweep/summary-markdown';
 
 const FIX = join(__dirname, 'fixtures');
@@ -120,6 +120,11 @@ describe('summary from fixture metrics.jsonl', () => {
   it('curves: mean and pointwise t band over seeds, per-seed values kept', () => {
     const s = summary();
     expect(Object.keys(s.curves)).toEqual(['val/avg@8/t1.0', 'val/avg@8/t0.6', 'actor/entropy', 'actor/entropy_coeff_realized', 'critic/score/mean', 'response_length/mean', 'response_length/clip_ratio']);
+    // The page's curves (PAGE_CURVE_KEYS) the runs recorded — here tokens/s only — are kept apart, and summary.json leaves them out.
+    expect(Object.keys(s.pageCurves!)).toEqual(['perf/tokens_per_s']);
+    expect(s.pageCurves!['perf/tokens_per_s'].magic.mean[0]).toBe(1000);
+    expect(JSON.parse(summaryJson(s)).pageCurves).toBeUndefined();
+    expect(JSON.parse(summaryJson(s)).curves).toEqual(JSON.parse(toJson(s.curves)));
     const e = s.curves['actor/entropy'].magic;
     expect(e.steps).toEqual([1, 2, 3, 4, 5, 6]);
     expect(e.mean[0]).toBeCloseTo(0.3, 6);
@@ -210,6 +215,11 @@ describe('reference files', () => {
     expect(e.steps).toEqual([1, 2, 3, 4, 5, 6]);
     expect(e.mean[0]).toBe(0.3);
     expect(e.seeds['1'][5]).toBe(0.19);
+    // A page curve (tokens/s here) carries its mean and band, not every seed's curve.
+    const tps = ref.presets.magic.curves['perf/tokens_per_s'];
+    expect(tps.mean[0]).toBe(1000);
+    expect(tps.lower.length).toBe(tps.steps.length);
+    expect(tps.seeds).toEqual({});
     expect(ref.presets.grpo.scalars['gain/avg/t1.0'].mean).toBe(0.09);
     expect(ref.verdict).toBe('not-testable');
     expect(ref.premises).toEqual([{ says: "vanilla GRPO's entropy collapses prematurely", holds: false, evidence: s.findings[0].premises![0].evidence }]);

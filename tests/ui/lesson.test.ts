@@ -16,6 +16,10 @@ describe('parseLesson', () => {
     });
   });
 
+  it('takes a rung card too: the collapse card at the small rung', () => {
+    expect(parseLesson({ title: 'Collapse', cards: [{ card: 'collapse', arms: ['a', 'b'] }] }).cards).toEqual([{ card: 'collapse', arms: ['a', 'b'], questions: [] }]);
+  });
+
   const bad: [string, unknown, RegExp][] = [
     ['not an object', [], /^lesson: must be an object, got an array$/],
     ['no title', { ...good, title: '' }, /^lesson\.title: must be a non-empty string/],

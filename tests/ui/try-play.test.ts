@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunData } from '../../src/io/runfile';
 import { EXPERIMENTS, experimentConfig } from '../../src/ui/lib/experiments';
-import { activeArmIndex, canonicalJson, cardReferenceEntries, compareArms, planCardQueue, runKey } from '../../src/ui/lib/try-play';
+import { activeArmIndex, canonicalJson, cardReferenceEntries, cardRunNames, compareArms, drawnAs, planCardQueue, runKey } from '../../src/ui/lib/try-play';
 import type { ReferenceIndexEntry } from '../../src/ui/lib/reference';
 
 const card = (id: string) => EXPERIMENTS.find((e) => e.id === id)!;
@@ -94,5 +94,33 @@ describe('compareArms', () => {
     expect(compareArms([s('A: x', [0.3, 0.2]), s('B: y', [0.25, 0.3])], 0.1)).toMatch(/^Neither run's entropy fell below the target 0.1\. Mean entropy over the last 20% of steps: A 0.200, B 0.300 nats\.$/);
     expect(compareArms([s('A: x', [0.3])], 0.1)).toBe('');
     expect(compareArms([s('A: x', [0.3, 0.05]), s('B: y', [0.02, 0.3])], null)).toBe('Mean entropy over the last 20% of steps: A 0.050, B 0.300 nats.');
+  });
+  it("arms with their own targets are each read against theirs (the first look's B at 3 nats, not A's 0.1)", () => {
+    const a = { ...s('A: MAGIC, tiny', [1.5, 1.4]), target: 0.1 };
+    const b = { ...s('B: target 3', [1.6, 1.5]), target: 3 };
+    expect(compareArms([a, b], 0.1)).toBe("A's never fell below its target 0.1; B's entropy fell below its target 3 at step 1. Mean entropy over the last 20% of steps: A 1.400, B 1.500 nats.");
+    // Equal targets read as before.
+    expect(compareArms([{ ...a, target: 0.1 }, { ...b, target: 0.1 }], 0.1)).toMatch(/^Neither run's entropy fell below the target 0\.1\./);
+    expect(compareArms([a, { ...b, target: null }], 0.1)).toMatch(/^A's never fell below its target 0\.1; B has no entropy target\./);
+  });
+});
+
+describe("a reused baseline is drawn under the played card's own arm name", () => {
+  it("the off-policy card's finished magic run, reused by the filtering card, is drawn as the filtering card's A", () => {
+    const base = run('r1', 'magic', experimentConfig(card('off-policy').setups[0]), { name: 'A: on-policy (N_SGD = 1) · On-policy vs off-policy updates' });
+    const q = planCardQueue(card('filtering'), { r1: base }, ['r1']);
+    expect(q.items[0].runId).toBe('r1'); // reused
+    q.items[1].runId = 'r2';
+    const names = cardRunNames({ cardId: 'filtering', mode: 'runs' }, q, EXPERIMENTS);
+    expect(names).toEqual({ r1: 'A: rejection on (MAGIC) · Prompt filtering and rejection sampling', r2: 'B: rejection off · Prompt filtering and rejection sampling' });
+    const drawn = drawnAs(base, names.r1);
+    expect(drawn.name).toBe(names.r1);
+    expect(drawn.steps).toBe(base.steps);
+    expect(drawnAs(base, names.r1)).toBe(drawn); // the same view while the run is: the charts' memo holds
+    expect(drawnAs(base, undefined)).toBe(base);
+    // Reference mode, another card's queue, or no card: nothing renamed.
+    expect(cardRunNames({ cardId: 'filtering', mode: 'reference' }, q, EXPERIMENTS)).toEqual({});
+    expect(cardRunNames({ cardId: 'off-policy', mode: 'runs' }, q, EXPERIMENTS)).toEqual({});
+    expect(cardRunNames(null, q, EXPERIMENTS)).toEqual({});
   });
 });

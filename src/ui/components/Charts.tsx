@@ -6,6 +6,8 @@ import { chartEvents, explainCharts, runEvents, type RunEvent } from '../lib/exp
 import { shownFor } from '../lib/teach';
 import { explainTiming, timingRun } from '../lib/timing';
 import { useLab } from '../store';
+import { ALL_CARDS } from '../lib/collapse-card';
+import { cardRunNames, drawnAs } from '../lib/try-play';
 import { ExtraMetricChart } from './ExtraMetricChart';
 import { MetricChart } from './MetricChart';
 import { SmoothingSlider } from './SmoothingSlider';
@@ -36,7 +38,13 @@ const eventKey = (events: readonly RunEvent[]) => events.map((e) => `${e.kind}:$
  * here, and each MetricChart re-renders only when its own series or props changed.
  */
 export function Charts() {
-  const runsNow = useLab(useShallow((s) => runsToDraw(s.activeRunId, s.overlay, s.runs).map((id) => chartRun(s.runs[id]))));
+  // A played card's runs are drawn under its own arm labels (a baseline reused from another card included).
+  const runsNow = useLab(
+    useShallow((s) => {
+      const names = cardRunNames(s.tryPlay, s.queue, ALL_CARDS);
+      return runsToDraw(s.activeRunId, s.overlay, s.runs).map((id) => drawnAs(chartRun(s.runs[id]), names[id]));
+    }),
+  );
   const draft = useLab((s) => s.draft);
   const smoothing = useLab((s) => s.smoothing);
   const logScale = useLab((s) => s.logScale);

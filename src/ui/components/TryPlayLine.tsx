@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { Experiment } from '../lib/experiments';
+import { readContrast, referenceArmCurve, runArmCurve, type ArmCurve } from '../lib/card-contrast';
 import { cardArms, cardQueueName, compareArms, endMean, referenceEntropySeries, runEntropySeries, type ArmSeries } from '../lib/try-play';
 import { cancelQueue } from '../lab';
 import { useLab } from '../store';
@@ -16,15 +17,36 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
     const arms = cardArms(experiment, on?.keys);
     if (on?.mode === 'reference' && refFile?.status === 'ready') {
       const presets = refFile.file.presets;
-      return { series: arms.map((a) => referenceEntropySeries(a.label, presets[a.label])), target: presets[arms[0].label]?.entropyTarget ?? null };
+      return { series: arms.map((a) => ({ ...referenceEntropySeries(a.label, presets[a.label]), target: presets[a.label]?.entropyTarget ?? null })), target: presets[arms[0].label]?.entropyTarget ?? null };
     }
     if (mine) {
-      const out = mine.items.map((x, i) => (x.runId && runs[x.runId] ? runEntropySeries(arms[i]?.label ?? x.name, runs[x.runId]) : null)).filter((x): x is ArmSeries => !!x);
+      // Each arm against its own target (an arm without the entropy term has none).
+      const out = mine.items
+        .map((x, i): ArmSeries | null => {
+          const r = x.runId ? runs[x.runId] : undefined;
+          return r ? { ...runEntropySeries(arms[i]?.label ?? x.name, r), target: r.config.loss.entropy.mode === 'off' ? null : r.config.loss.entropy.target } : null;
+        })
+        .filter((x): x is ArmSeries => !!x);
       const cfgs = mine.items.map((x) => (x.runId ? runs[x.runId]?.config : undefined)).filter((c) => c && c.loss.entropy.mode !== 'off');
       return { series: out, target: cfgs[0]?.loss.entropy.target ?? null };
     }
     return { series: [] as ArmSeries[], target: null };
   }, [experiment, on, refFile, mine, runs]);
+  // The card's contrasts, each read from the curves its chart draws: the arms' reference means, or their runs.
+  const readings = useMemo(() => {
+    const arms = cardArms(experiment, on?.keys);
+    return experiment.contrasts.map((c) => {
+      let curves: ArmCurve[] = [];
+      if (on?.mode === 'reference' && refFile?.status === 'ready') curves = arms.map((a) => referenceArmCurve(a.label, refFile.file.presets[a.label], c.metric));
+      else if (mine) curves = mine.items.flatMap((x, i) => (x.runId && runs[x.runId] ? [runArmCurve(arms[i]?.label ?? x.name, runs[x.runId], c.metric)] : []));
+      return { c, r: readContrast(c, curves) };
+    });
+  }, [experiment, on, refFile, mine, runs]);
+  // The reference runs' length, from their curves (the last step drawn).
+  const refSteps = useMemo(() => {
+    if (refFile?.status !== 'ready') return 0;
+    return Math.max(0, ...Object.values(refFile.file.presets).flatMap((p) => p.curves['actor/entropy']?.steps.slice(-1) ?? []));
+  }, [refFile]);
   if (!on) return null;
   const done = mine ? mine.items.filter((x) => x.status === 'done').length : 0;
   const reused = mine ? mine.items.filter((x) => x.reused).length : 0;
@@ -47,8 +69,19 @@ export function TryPlayLine({ experiment }: { experiment: Experiment }) {
           )}
         </div>
       )}
-      {on.mode === 'reference' && <div>Reference runs overlaid: mean over seeds with 95% bands (the full 400-step schedule).</div>}
+      {on.mode === 'reference' && <div>Reference runs overlaid: mean over seeds with 95% bands{refSteps ? ` (their ${refSteps}-step schedule)` : ''}.</div>}
       {text && <div data-testid="try-compare">{text}</div>}
+      {readings.some((x) => x.r) && (
+        <ul className="try-contrasts" data-testid="try-contrasts">
+          {readings.map(({ c, r }) =>
+            r ? (
+              <li key={`${c.chart}|${c.metric}`} data-testid="try-contrast" data-chart={c.chart} data-metric={c.metric} data-window={typeof c.window === 'object' ? `to:${c.window.to}` : c.window} data-means={r.means.map((m) => `${m.arm}=${m.text}`).join(',')}>
+                {r.sentence}
+              </li>
+            ) : null,
+          )}
+        </ul>
+      )}
     </div>
   );
 }

@@ -31,7 +31,6 @@ export function TryThis() {
     if (tryId) setOpen(true);
   }, [tryId]);
   const lesson = useLab((s) => s.lesson);
-  const teacher = useLab((s) => s.teacher);
   const refIndex = useLab((s) => s.referenceIndex);
   const ready = useLab((s) => s.device.status === 'ready');
   const engine = useLab((s) => (s.device.status === 'ready' ? s.device.engine.description : null));
@@ -77,11 +76,10 @@ export function TryThis() {
               ))}
             </ul>
           )}
-          {teacher && (
-            <button className="mini" onClick={nextLessonCard} disabled={lesson.at + 1 >= lesson.lesson.cards.length} data-testid="lesson-next" title="Step to the lesson's next card">
-              next ▸
-            </button>
-          )}
+          {/* A student stepping through a lesson on their own needs next as much as the teacher in class. */}
+          <button className="mini" onClick={nextLessonCard} disabled={lesson.at + 1 >= lesson.lesson.cards.length} data-testid="lesson-next" title="Step to the lesson's next card">
+            next ▸
+          </button>
         </div>
       )}
       <p className="hint">Press Run both to train a card's arms one after another and overlay them (a finished identical run is reused), or show its reference runs instead, at once. Or load one setup and press ▶ Play. Each setup is a link: right-click to copy and share it.</p>
@@ -142,18 +140,14 @@ export function TryThis() {
                   <li key={w}>{w}</li>
                 ))}
               </ul>
-              <p className="hint">
-                {e.time}
-                {active && (
-                  <>
-                    {' · '}
+              {active && (
+                <p className="hint">
                     <span data-testid="try-status">{matches ? `${loaded!.setup.label} is loaded: press ▶ Play.` : `${loaded!.setup.label} was loaded, then edited.`}</span>{' '}
                     <button className="mini" onClick={clearExperiment} title="Forget the loaded setup (the config stays)">
                       done
                     </button>
-                  </>
-                )}
-              </p>
+                </p>
+              )}
             </article>
           );
         })}

@@ -1,13 +1,16 @@
 /**
  * The rung selector's controller: picking a rung loads the preset at it and asks the Worker to time
  * it on the open engine (`measure-step`), once per engine and rung for the page's session (the
- * store keeps the answers); an on-demand base's download progress goes to the store too.
+ * store keeps the answers, and `keep` stores the measured ones in localStorage, lib/step-estimates.ts, so
+ * estimates after a reload use them); an on-demand base's download progress goes to the store too.
  */
 import type { RunData } from '../../io/runfile';
 import { getPreset, rungBaseConfig, rungOf, type RungName } from '../../rl/config';
 import { measuredStepSeconds, sameStepShape } from '../lib/run-time';
 import type { FromWorker, ToWorker } from '../../worker/protocol';
 import { presetAtRung, stepEstimateKey } from '../lib/rungs';
+import { mergeStoredEstimates, parseStepEstimates, STEP_ESTIMATES_KEY, stepEstimatesText } from '../lib/step-estimates';
+import type { KeyValueStorage } from './visits';
 
 export { baseCheckpointUrl } from '../lib/rungs';
 import type { Lab } from './lab-store';
@@ -67,5 +70,37 @@ export function rungControl(store: Lab, send: (m: ToWorker) => void) {
     for (const [key, e] of Object.entries(s.stepEstimates)) if (e.status === 'measuring') s.setStepEstimate(key, { status: 'error', message: 'the engine was restarted' });
   }
 
-  return { measure, pick, onMessage, forgetPending, calibrate };
+  /**
+   * Figures measured in an earlier visit (same engine and rung) come back from `storage`, and every
+   * figure measured from now on is written there: a reload shows times before anything is timed again.
+   * Storage refused (private window, quota) only loses the memory.
+   */
+  function keep(storage: KeyValueStorage | null): () => void {
+    if (!storage) return () => {};
+    let last = '';
+    const write = (all: Parameters<typeof stepEstimatesText>[0]) => {
+      const text = stepEstimatesText(all);
+      if (text === last) return;
+      last = text;
+      try {
+        storage.setItem(STEP_ESTIMATES_KEY, text);
+      } catch {
+        /* not kept: the figures stay for this session */
+      }
+    };
+    let stored = {};
+    try {
+      stored = parseStepEstimates(storage.getItem(STEP_ESTIMATES_KEY));
+    } catch {
+      stored = {};
+    }
+    const now = get().stepEstimates;
+    for (const [key, e] of Object.entries(mergeStoredEstimates(now, stored))) if (e !== now[key]) get().setStepEstimate(key, e);
+    last = stepEstimatesText(get().stepEstimates);
+    return store.subscribe((s, prev) => {
+      if (s.stepEstimates !== prev.stepEstimates) write(s.stepEstimates);
+    });
+  }
+
+  return { measure, pick, onMessage, forgetPending, calibrate, keep };
 }

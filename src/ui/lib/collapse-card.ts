@@ -1,7 +1,7 @@
 /**
  * Try-this cards taken at a model rung other than tiny, which join the page's list only once
  * their rung's reference runs ship. The collapse card shows entropy collapse beside control at
- * the small rung, where the collapse regime is (issue 22); its reference runs come from
+ * the small rung, where the collapse regime is; its reference runs come from
  * `magic-lab ablate entropy-control --rung small --seeds 5 --reference`, which writes
  * public/reference/entropy-control-small.json and its index entry (rung: "small").
  *
@@ -22,12 +22,15 @@ export const COLLAPSE_CARD: Experiment = {
   title: 'Entropy collapse: MAGIC vs its no-control twin (small rung)',
   question: 'Without its entropy term, does MAGIC\'s entropy collapse — and does the controller prevent it?',
   watch: [
-    'Entropy against the dashed target line: B (the entropy term off) falls through the target and stays below it — the line under this card names the step, by the sweep\'s collapse rule (10-step mean below the target for at least 50 steps). A\'s controller starts at c = 0, so A dips under the target too, but it switches on within about 20 steps and brings entropy back: A never stays below for 50 steps.',
-    'Entropy coefficient: A\'s α switches on as its entropy nears the target; B has none.',
-    'Reward: compare the arms at the end, against their 95% bands; whether the collapse costs B held-out accuracy at this rung is what the entropy-control finding measures (Findings tab).',
+    'Entropy against the dashed target line: B (the entropy term off) has no controller; A\'s starts at c = 0 and adds α once a step\'s entropy is under the target. The line under this card applies the sweep\'s collapse rule (10-step mean below the target for at least 50 steps) to each arm.',
+    'Entropy coefficient: A\'s realised α, step by step; B has none.',
+    'Reward & held-out accuracy at the end, against the 95% bands; whether the collapse costs held-out accuracy at this rung is what the entropy-control finding measures (Findings tab).',
+  ],
+  contrasts: [
+    { chart: 'entropy', metric: 'actor/entropy', name: 'entropy', window: 'end', unit: 'nats' },
+    { chart: 'entropy-coeff', metric: 'actor/entropy_coeff_realized', name: 'realised α', window: 'all' },
   ],
   charts: ['entropy', 'entropy-coeff', 'reward'],
-  time: 'reference runs: at once; training an arm at the small rung takes far longer than a tiny card',
   setups: [
     { key: 'a', label: 'A: MAGIC (small rung)', preset: 'magic', rung: 'small', fullSchedule: true },
     { key: 'b', label: 'B: entropy term off (small rung)', preset: 'magic', rung: 'small', fullSchedule: true, overrides: entropyOff, ref: 'entropy-off' },
@@ -36,11 +39,14 @@ export const COLLAPSE_CARD: Experiment = {
   claims: [
     { metric: 'entropy', arm: 'b', relation: 'collapses', window: 'all' },
     { metric: 'entropy', arm: 'a', relation: 'never-collapses', window: 'all' },
-    { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end' },
+    { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end', bands: true },
     { metric: 'entropy-coeff', arm: 'a', relation: 'nonzero', window: 'all' },
     { metric: 'entropy-coeff', arm: 'b', relation: 'zero', window: 'all' },
   ],
 };
+
+/** Every card a link, a lesson or a played overlay may name: EXPERIMENTS and the rung cards (listed or not yet). */
+export const ALL_CARDS: readonly Experiment[] = [...EXPERIMENTS, COLLAPSE_CARD];
 
 /** A card waiting for its rung's reference runs: the finding whose file it reads, and the rung. */
 export interface RungCard {

@@ -12,6 +12,7 @@
 import { DEFAULT_RUNG, getPreset, validateRunConfig, type RunConfig, type RunConfigInput, type RungName } from '../../rl/config';
 import { presetAtRung } from './rungs';
 import { withTeaching } from './teach';
+import type { Contrast } from './card-contrast';
 import type { Claim } from './try-claims';
 import { urlSearchFor } from './url';
 
@@ -41,14 +42,20 @@ export interface Experiment {
   title: string;
   /** The question the card asks, in a sentence. */
   question: string;
-  /** What to look at once the runs are in (each sentence names a chart). */
+  /**
+   * Where to look, each naming a chart: what it measures and how the arms differ in setup — never what the runs
+   * show (that is `contrasts`, worded from the drawn data).
+   */
   watch: string[];
+  /** What the card compares, read from the arms' curves at render time (lib/card-contrast.ts): the card's only numbers. */
+  contrasts: Contrast[];
   /** Chart ids the card is about (highlighted while it is loaded). */
   charts: string[];
-  /** Rough wall time of one setup on a laptop. */
-  time: string;
   setups: ExperimentSetup[];
-  /** What `watch` says about the arms, checked against their reference runs (tests/ui/try-claims.test.ts). */
+  /**
+   * That each contrast shows at the card's rung, in its window, checked against the arms' reference runs
+   * (tests/ui/try-claims.test.ts): a card whose arms could not differ is not listed with words that say they do.
+   */
   claims?: Claim[];
   /** The comparison line names the step an arm's entropy collapses (the sweep's rule) and whether the other held. */
   compareCollapse?: boolean;
@@ -59,6 +66,9 @@ export interface Experiment {
   activeArm?: string;
 }
 
+/** A card's 80 steps (2 × SHORT_STAGE_STEPS): the window its contrasts read, in its own runs and in the 400-step references alike. */
+const CARD_STEPS = { to: 2 * SHORT_STAGE_STEPS } as const;
+
 export const EXPERIMENTS: readonly Experiment[] = [
   {
     id: 'first-look',
@@ -66,11 +76,14 @@ export const EXPERIMENTS: readonly Experiment[] = [
     question: 'What does each chart show, and when does the entropy controller act?',
     watch: [
       'Read the line under each chart: it explains the run you just made.',
-      'B sets the target entropy above anything this policy reaches, so e_k is below it from step 1: B is shown as the active run, with its target (3 nats, the dashed line) and an "α on" mark at step 1 on the entropy charts; A, overlaid, has no mark.',
+      'Entropy and its coefficient: B sets the target entropy to 3 nats where A keeps the preset\'s; B is shown as the active run, so the dashed line is its target and the α marks are its own.',
       'S2 marks where stage 2 begins and the response limit rises.',
     ],
+    contrasts: [
+      { chart: 'entropy-coeff', metric: 'actor/entropy_coeff_realized', name: 'realised α', window: 'all' },
+      { chart: 'entropy', metric: 'actor/entropy', name: 'entropy', window: 'all', unit: 'nats' },
+    ],
     charts: ['entropy', 'entropy-coeff', 'groups'],
-    time: 'seconds',
     setups: [
       { key: 'a', label: 'A: MAGIC, tiny', preset: 'magic-tiny', fullSchedule: true },
       { key: 'b', label: 'B: target entropy 3 nats', preset: 'magic-tiny', fullSchedule: true, overrides: () => ({ loss: { entropy: { target: 3 } } }) },
@@ -82,23 +95,22 @@ export const EXPERIMENTS: readonly Experiment[] = [
     title: 'High-temperature rollouts: τ = 1.0 vs 0.6',
     question: 'Does sampling rollouts at a lower temperature make entropy collapse?',
     watch: [
-      'Entropy: τ = 0.6 starts lower than τ = 1.0, still above the 0.1 target, and stays lower (the line under this card gives both arms\' numbers from the curves drawn); its realized α is larger over the first 80 steps (α marks).',
-      'Groups: at low entropy more groups are solved by all or by none, and are dropped.',
-      'Reward & held-out accuracy: compare avg@8 at τ = 1.0 at the end, against its SE (paper: τ = 1.0 wins later).',
+      'Entropy against the dashed target line, and the realised α the controller adds when a step\'s entropy is under it.',
+      'Groups: a group solved by all or by none of its rollouts has no advantage and is dropped; the rest are kept.',
+      'Reward & held-out accuracy: the arms against their 95% bands (paper: τ = 1.0 wins later).',
+    ],
+    contrasts: [
+      { chart: 'entropy', metric: 'actor/entropy', name: 'entropy', window: CARD_STEPS, unit: 'nats' },
+      { chart: 'groups', metric: 'batch/kept_groups', name: 'kept groups per step', window: CARD_STEPS, digits: 1 },
     ],
     charts: ['entropy', 'entropy-coeff', 'groups', 'reward'],
-    time: 'a few minutes each',
     setups: [
       { key: 'a', label: 'A: τ = 1.0 (MAGIC)', preset: 'magic' },
       { key: 'b', label: 'B: τ = 0.6', preset: 'temp-0.6' },
     ],
     claims: [
-      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'start' },
-      { metric: 'entropy', arm: 'b', relation: 'above-target', window: 'start' },
-      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: { to: 80 } },
-      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end' },
-      { metric: 'entropy-coeff', arm: 'b', relation: 'above', than: 'a', window: { to: 80 } },
-      { metric: 'heldout', arm: 'a', relation: 'above', than: 'b', window: 'end' },
+      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: CARD_STEPS, by: 0.02, bands: true },
+      { metric: 'kept-groups', arm: 'b', relation: 'below', than: 'a', window: CARD_STEPS, by: 1, bands: true },
     ],
   },
   {
@@ -106,24 +118,26 @@ export const EXPERIMENTS: readonly Experiment[] = [
     title: 'Adaptive entropy control vs a large constant',
     question: 'What does an entropy bonus that reacts to e_k do, against one applied on every step?',
     watch: [
-      'Entropy against the dashed target line: A (adaptive) stays near its start, above the target, while C (constant α = 0.5) climbs far above it (a blow-up warning mark).',
-      'Entropy coefficient: A\'s α is on only now and then (when a step\'s e_k dips below the target); C\'s α is 0.5 from the first step.',
-      'Held-out accuracy: C falls towards 0 while A holds. What the adaptive controller does against no entropy term at all shows where entropy collapses: the small-rung collapse card and Findings 1 and 2 (at this rung, in 80 steps, the two would follow the same path).',
+      'Entropy against the dashed target line: A\'s bonus acts only on steps whose entropy is under the target; C\'s (α = 0.5) on every step.',
+      'Entropy coefficient: the realised α of each arm, step by step.',
+      'Held-out accuracy, against the 95% bands. Against no entropy term at all, the controller matters where entropy collapses: the small-rung collapse card and the Findings tab.',
+    ],
+    contrasts: [
+      { chart: 'entropy', metric: 'actor/entropy', name: 'entropy', window: CARD_STEPS, unit: 'nats' },
+      { chart: 'entropy-coeff', metric: 'actor/entropy_coeff_realized', name: 'realised α', window: CARD_STEPS },
+      { chart: 'reward', metric: 'val/avg@8/t1.0', name: 'held-out avg@k at τ = 1.0', window: CARD_STEPS },
     ],
     charts: ['entropy', 'entropy-coeff', 'reward'],
-    time: 'a few minutes each',
-    // The arm keys stay a and c (links and lessons name them); the no-entropy-term arm that was b could not differ
-    // from A at this rung in 80 steps (the controller rarely acts), so one line hid the other.
+    // The arm keys stay a and c (links and lessons name them): the no-entropy-term arm b could not differ from A at
+    // this rung in 80 steps, so it left this card for the collapse card at the small rung.
     setups: [
       { key: 'a', label: 'A: adaptive (MAGIC)', preset: 'magic' },
       { key: 'c', label: 'C: constant α = 0.5', preset: 'const-entropy-large' },
     ],
     claims: [
-      { metric: 'entropy', arm: 'a', relation: 'never-below-target', window: 'all' },
-      { metric: 'entropy-coeff', arm: 'a', relation: 'nonzero', window: { to: 80 } },
-      { metric: 'entropy-coeff', arm: 'c', relation: 'above', than: 'a', window: 'start', by: 0.4 },
-      { metric: 'entropy', arm: 'c', relation: 'above', than: 'a', window: { to: 80 }, by: 0.5 },
-      { metric: 'heldout', arm: 'c', relation: 'below', than: 'a', window: 'end', by: 0.3 },
+      { metric: 'entropy', arm: 'c', relation: 'above', than: 'a', window: CARD_STEPS, by: 0.5, bands: true },
+      { metric: 'entropy-coeff', arm: 'c', relation: 'above', than: 'a', window: CARD_STEPS, by: 0.1, bands: true },
+      { metric: 'heldout', arm: 'c', relation: 'below', than: 'a', window: CARD_STEPS, by: 0.1, bands: true },
     ],
   },
   {
@@ -131,19 +145,22 @@ export const EXPERIMENTS: readonly Experiment[] = [
     title: 'On-policy vs off-policy updates',
     question: 'What changes when each rollout batch is used for 4 optimizer steps instead of 1?',
     watch: [
-      'Clip fractions: 0 on-policy (ρ = 1); off-policy the ratio drifts and tokens get clipped.',
-      'Entropy: off-policy updates push it down faster (paper finding 3).',
-      'Tokens/s: 4 updates per batch cost more compute per step.',
+      'Clip fractions: the share of tokens whose ratio ρ = π/π_old was clipped; with one update per batch ρ = 1.',
+      'Grad norm: the size of each update before clipping.',
+      'Entropy against the dashed target line (paper finding 3: off-policy updates speed its fall; the off-policy finding in the Findings tab tests it over the whole schedule).',
     ],
-    charts: ['clipfrac', 'entropy', 'throughput'],
-    time: 'a few minutes each',
+    contrasts: [
+      { chart: 'clipfrac', metric: 'actor/pg_clipfrac', name: 'clip fraction', window: CARD_STEPS, digits: 4 },
+      { chart: 'grad-norm', metric: 'actor/grad_norm', name: 'grad norm', window: CARD_STEPS },
+    ],
+    charts: ['clipfrac', 'grad-norm', 'entropy'],
     setups: [
       { key: 'a', label: 'A: on-policy (N_SGD = 1)', preset: 'magic' },
       { key: 'b', label: 'B: off-policy (N_SGD = 4)', preset: 'off-policy-nsgd4' },
     ],
     claims: [
-      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: { to: 80 } },
-      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end' },
+      { metric: 'clipfrac', arm: 'b', relation: 'above', than: 'a', window: CARD_STEPS, by: 0.003, bands: true },
+      { metric: 'grad-norm', arm: 'b', relation: 'above', than: 'a', window: CARD_STEPS, by: 0.2, bands: true },
     ],
   },
   {
@@ -151,19 +168,24 @@ export const EXPERIMENTS: readonly Experiment[] = [
     title: 'Prompt filtering and rejection sampling',
     question: 'Which groups carry a learning signal, and what does dropping the others do?',
     watch: [
-      'Groups: with rejection (A) only mixed groups are kept; without it (B) every group trains, zero-advantage ones included.',
+      'Groups: with rejection (A) only groups with mixed rewards are kept; without it (B) every group trains, zero-advantage ones included.',
       'Groups at S2: the online filter drops prompts solved in every rollout of stage 1 (a "−n prompts" mark).',
-      'Entropy: zero-advantage groups add no policy gradient, but still carry the entropy term; in the reference runs B starts higher and ends lower than A.',
+      'Grad norm and entropy: zero-advantage groups add no policy gradient but still carry the entropy term.',
     ],
-    charts: ['groups', 'entropy', 'grad-norm'],
-    time: 'a few minutes each',
+    contrasts: [
+      { chart: 'groups', metric: 'batch/kept_groups', name: 'kept groups per step', window: CARD_STEPS, digits: 1 },
+      { chart: 'grad-norm', metric: 'actor/grad_norm', name: 'grad norm', window: CARD_STEPS },
+      { chart: 'entropy', metric: 'actor/entropy', name: 'entropy', window: CARD_STEPS, unit: 'nats' },
+    ],
+    charts: ['groups', 'grad-norm', 'entropy'],
     setups: [
       { key: 'a', label: 'A: rejection on (MAGIC)', preset: 'magic' },
       { key: 'b', label: 'B: rejection off', preset: 'no-rejection' },
     ],
     claims: [
-      { metric: 'entropy', arm: 'b', relation: 'above', than: 'a', window: 'start' },
-      { metric: 'entropy', arm: 'b', relation: 'below', than: 'a', window: 'end' },
+      { metric: 'kept-groups', arm: 'b', relation: 'above', than: 'a', window: CARD_STEPS, by: 3, bands: true },
+      { metric: 'grad-norm', arm: 'b', relation: 'below', than: 'a', window: CARD_STEPS, by: 0.1, bands: true },
+      { metric: 'entropy', arm: 'b', relation: 'above', than: 'a', window: CARD_STEPS, by: 0.02, bands: true },
     ],
   },
 ];

@@ -8,7 +8,7 @@
  *                  "arms": ["a", "b"],                       optional: the arms to play (default all)
  *                  "questions": ["Which arm's entropy falls faster?"] } ] }
  */
-import { EXPERIMENTS } from './experiments';
+import { ALL_CARDS } from './collapse-card';
 import { HIDEABLE } from './teach';
 
 export const LESSON_PARAM = 'lesson';
@@ -66,8 +66,8 @@ export function parseLesson(json: unknown): Lesson {
     const at = `lesson.cards[${i}]`;
     if (!isObj(c)) return fail(at, `must be an object, got ${typeName(c)}`);
     noExtra(c, KNOWN_KEYS.card, at);
-    const e = EXPERIMENTS.find((x) => x.id === c.card);
-    if (!e) fail(`${at}.card`, `no Try-this card ${JSON.stringify(c.card)} (cards: ${EXPERIMENTS.map((x) => x.id).join(', ')})`);
+    const e = ALL_CARDS.find((x) => x.id === c.card);
+    if (!e) fail(`${at}.card`, `no Try-this card ${JSON.stringify(c.card)} (cards: ${ALL_CARDS.map((x) => x.id).join(', ')})`);
     const keys = e!.setups.map((s) => s.key);
     const arms = c.arms === undefined ? undefined : strings(c.arms, `${at}.arms`);
     arms?.forEach((a, j) => keys.includes(a) || fail(`${at}.arms[${j}]`, `card ${e!.id} has no arm "${a}" (arms: ${keys.join(', ')})`));

@@ -13,6 +13,9 @@ export const CLAIM_METRICS = {
   'entropy-coeff': 'actor/entropy_coeff_realized',
   heldout: 'val/avg@8/t1.0',
   reward: 'critic/score/mean',
+  'kept-groups': 'batch/kept_groups',
+  clipfrac: 'actor/pg_clipfrac',
+  'grad-norm': 'actor/grad_norm',
 } as const;
 export type ClaimMetric = keyof typeof CLAIM_METRICS;
 
@@ -23,8 +26,11 @@ export type ClaimMetric = keyof typeof CLAIM_METRICS;
 export type ClaimWindow = 'start' | 'end' | 'all' | { to: number };
 
 export type Claim =
-  /** The arm's window mean is below / above the other arm's (`by`: at least this far apart). */
-  | { metric: ClaimMetric; arm: string; relation: 'below' | 'above'; than: string; window: ClaimWindow; by?: number }
+  /**
+   * The arm's window mean is below / above the other arm's (`by`: at least this far apart; `bands`: their 95%
+   * bands apart too — the window mean of the one's upper bound below the other's lower bound).
+   */
+  | { metric: ClaimMetric; arm: string; relation: 'below' | 'above'; than: string; window: ClaimWindow; by?: number; bands?: boolean }
   /** The two arms' window means differ by at most `within` (absolute). */
   | { metric: ClaimMetric; arm: string; relation: 'similar'; than: string; window: ClaimWindow; within: number }
   /** The arm's window mean is below / above the entropy target of its reference. */
@@ -121,7 +127,8 @@ export function checkClaim(c: Claim, arms: Record<string, ArmReference | null | 
     if (!curve) return { error: `${ref.file}: ${ref.preset} has no ${CLAIM_METRICS[c.metric]} curve` } as const;
     const pts = windowPoints(curve, c.window);
     if (!pts.values.length) return { error: `${ref.file}: ${ref.preset} has no ${c.metric} points in ${windowText(c.window)}` } as const;
-    return { ref, values: pts.values, mean: mean(pts.values) } as const;
+    const band = (xs: (number | null)[]) => mean(xs.filter((v, i): v is number => typeof v === 'number' && Number.isFinite(v) && pts.steps.includes(curve.steps[i])));
+    return { ref, values: pts.values, mean: mean(pts.values), lower: band(curve.lower), upper: band(curve.upper) } as const;
   };
   const a = series(c.arm);
   if ('error' in a) return a.error!;
@@ -136,7 +143,12 @@ export function checkClaim(c: Claim, arms: Record<string, ArmReference | null | 
       if (c.relation === 'similar') return Math.abs(d) <= c.within ? null : `${c.arm} ${f(a.mean)} vs ${c.than} ${f(b.mean)}: differ by ${f(Math.abs(d))} > ${c.within}`;
       const by = c.by ?? 0;
       const ok = c.relation === 'below' ? d < -by : d > by;
-      return ok ? null : `${c.arm} ${f(a.mean)} is not ${c.relation} ${c.than} ${f(b.mean)}${by ? ` by ${by}` : ''}`;
+      if (!ok) return `${c.arm} ${f(a.mean)} is not ${c.relation} ${c.than} ${f(b.mean)}${by ? ` by ${by}` : ''}`;
+      if (c.bands) {
+        const apart = c.relation === 'below' ? a.upper < b.lower : a.lower > b.upper;
+        if (!apart) return `${c.arm}'s 95% band [${f(a.lower)}, ${f(a.upper)}] overlaps ${c.than}'s [${f(b.lower)}, ${f(b.upper)}] (${windowText(c.window)})`;
+      }
+      return null;
     }
     case 'below-target':
     case 'above-target':

@@ -89,6 +89,8 @@ export interface ArmSeries {
   label: string;
   steps: number[];
   values: number[];
+  /** The arm's own entropy target (null: no entropy term), where the arms' targets differ; else compareArms' `target`. */
+  target?: number | null;
 }
 
 /** The arm's short name: "A" of "A: τ = 1.0 (MAGIC)". */
@@ -128,7 +130,16 @@ export function compareArms(arms: readonly ArmSeries[], target: number | null, o
   if (usable.length < 2) return '';
   const parts: string[] = [];
   if (target !== null && o.collapse) parts.push(collapseClauses(usable, target));
-  else if (target !== null) {
+  else if (usable.some((a) => a.target !== undefined && a.target !== target)) {
+    // Arms with their own targets (the first-look card's B at 3 nats beside A's 0.1): each against its own.
+    const clauses = usable.map((a) => {
+      const t = a.target === undefined ? target : a.target;
+      if (t === null) return `${short(a.label)} has no entropy target`;
+      const i = a.values.findIndex((v) => Number.isFinite(v) && v < t);
+      return i >= 0 ? `${short(a.label)}'s entropy fell below its target ${t} at step ${a.steps[i]}` : `${short(a.label)}'s never fell below its target ${t}`;
+    });
+    parts.push(`${clauses.join('; ')}.`);
+  } else if (target !== null) {
     const fell = usable.map((a) => ({ a, i: a.values.findIndex((v) => Number.isFinite(v) && v < target) }));
     const did = fell.filter((x) => x.i >= 0);
     const never = fell.filter((x) => x.i < 0).map((x) => `${short(x.a.label)}'s`);
@@ -161,4 +172,30 @@ export function runEntropySeries(label: string, run: Pick<RunData, 'steps'>): Ar
     }
   }
   return { label, steps, values };
+}
+
+/**
+ * The names the played card's runs are drawn under: each arm's label on this card (a shared baseline
+ * reused from another card keeps that card's run name in the run list, but is drawn as this card's arm).
+ */
+export function cardRunNames(play: { cardId: string; mode: string; keys?: readonly string[] } | null, queue: Pick<RunQueue, 'reference' | 'items'> | null, cards: readonly Experiment[]): Record<string, string> {
+  const card = play?.mode === 'runs' ? cards.find((e) => e.id === play.cardId) : undefined;
+  if (!card || !queue || queue.reference !== cardQueueName(card)) return {};
+  const arms = cardArms(card, play!.keys);
+  const out: Record<string, string> = {};
+  queue.items.forEach((x, i) => {
+    if (x.runId && arms[i]) out[x.runId] = armRunName(card, arms[i]);
+  });
+  return out;
+}
+
+const renamedViews = new WeakMap<RunData, Map<string, RunData>>();
+/** `run` drawn under `name` (the same object for the same run view and name, so the charts' memo holds). */
+export function drawnAs(run: RunData, name: string | undefined): RunData {
+  if (!name || name === run.name) return run;
+  let m = renamedViews.get(run);
+  if (!m) renamedViews.set(run, (m = new Map()));
+  let v = m.get(name);
+  if (!v) m.set(name, (v = { ...run, name }));
+  return v;
 }

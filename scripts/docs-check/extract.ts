@@ -182,7 +182,7 @@ export function extractCommands(file: string, markdown: string): DocCommand[] {
     let check = parseCheck(line);
     // A line with a command of its own (run CMD): the commands written on it are the ones it
     // shows refused (they keep its exit), its expectations are checked on its own command.
-    if (own(i + 1, check)) check = { ...none(), exit: check!.exit };
+    if (own(i + 1, check)) check = { ...none(), exit: check!.exit, skip: "its line's check comment runs the command it stands for" };
     const visible = line.replace(/<!--[\s\S]*?-->/g, '');
     if (check && visible.trim() === '') {
       pending = check; // applies to the next block or command line

@@ -1,7 +1,7 @@
 /**
  * Try-this cards taken at a model rung other than tiny, which join the page's list only once
  * their rung's reference runs ship. The collapse card shows entropy collapse beside control at
- * the small rung, where the collapse regime is (issue 22); its reference runs come from
+ * the small rung, where the collapse regime is; its reference runs come from
  * `magic-lab ablate entropy-control --rung small --seeds 5 --reference`, which writes
  * public/reference/entropy-control-small.json and its index entry (rung: "small").
  *

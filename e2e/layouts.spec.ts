@@ -7,7 +7,7 @@
  * no empty column; view=projector draws the charts' text larger.
  */
 import { expect, test } from '@playwright/test';
-import { drawn, openLab } from './helpers';
+import { drawn, openLab, waitForState } from './helpers';
 import { clippedText, pageOverflow, smallTargets } from './layout-checks';
 
 const PHONE = { width: 390, height: 844 };
@@ -42,6 +42,22 @@ for (const L of LAYOUTS)
       }
     });
   });
+
+test('projector 1920 px after a run: the "α on" label is 14 px over the lines, and no tick or label is cut', async ({ page }) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  // A target above any entropy this policy reaches: the controller switches on at step 1.
+  await openLab(page, '/?preset=magic-tiny&loss.entropy.target=3&view=projector');
+  await page.getByTestId('play').click();
+  await waitForState(page, 'done');
+  const label = page.getByTestId('chart-entropy-coeff').locator('.event-marker[data-kind="controller-on"] text');
+  await expect(label).toHaveText('α on');
+  // The transparent hover text sits exactly where the canvas drew the label (same layout, same size).
+  expect(Number(await label.getAttribute('font-size'))).toBeGreaterThanOrEqual(14);
+  const tick = page.getByTestId('chart-entropy-coeff').locator('text.recharts-cartesian-axis-tick-value').first();
+  expect(parseFloat(await tick.evaluate((t) => getComputedStyle(t).fontSize))).toBeGreaterThanOrEqual(16);
+  await expect.poll(() => clippedText(page), { message: 'text cut by its box', timeout: 15_000 }).toEqual([]);
+  expect(await pageOverflow(page)).toBe(0);
+});
 
 test('phone 390×844: controls, then charts within two screens, config collapsed; every control ≥ 24 px', async ({ page }) => {
   await page.setViewportSize(PHONE);

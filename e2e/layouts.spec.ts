@@ -40,6 +40,18 @@ for (const L of LAYOUTS)
         expect(await pageOverflow(page), `${view}: px the page runs past the screen`).toBe(0);
         if (L.touch) expect(await smallTargets(page), `${view}: controls under 24 × 24 px`).toEqual([]);
       }
+      if (!L.touch) return;
+      // After a step (the inspector's tokens, a run row), with the configuration and Try this open.
+      await page.getByTestId('view-training').click();
+      await page.getByTestId('step').click();
+      await expect(page.getByTestId('step-counter')).toHaveText('1', { timeout: 60_000 });
+      await expect(page.getByTestId('rollouts').getByTestId('token').first()).toBeVisible();
+      const config = page.getByTestId('config-panel');
+      if ((await config.evaluate((e) => e.tagName)) === 'DETAILS' && (await config.getAttribute('open')) === null) await config.locator('summary').first().click();
+      await page.getByTestId('try-this').locator('summary').first().click();
+      await expect(page.getByTestId('try-temperature-run')).toBeVisible();
+      expect(await smallTargets(page), 'after a step, config and Try this open: controls under 24 × 24 px').toEqual([]);
+      await expect.poll(() => clippedText(page), { message: 'after a step: text cut by its box', timeout: 15_000 }).toEqual([]);
     });
   });
 

@@ -51,13 +51,14 @@ function planOf(c: DocCommand, scratch: string): Plan {
   if (inv.length === 1 && inv[0].kind === 'magic-lab' && inv[0].args.length === 0 && c.where === 'inline') return { c, how: 'not-run', why: 'names a command (no arguments)' };
   // A check comment's own command is meant to run (its --out OUT goes to the scratch folder).
   if (c.where !== 'marker' && isSynopsis(c.text)) return { c, how: 'not-run', why: 'a synopsis (its flags are checked by npm test)' };
-  if (inv.length === 1 && inv[0].kind === 'magic-lab') {
-    const sub = inv[0].sub;
-    const known = helpOf(sub === 'sweep' && inv[0].args[0] === 'merge' ? 'sweep merge' : sub);
+  const ml = inv.length === 1 && inv[0].kind === 'magic-lab' ? inv[0] : null;
+  if (ml) {
+    const sub = ml.sub;
+    const known = helpOf(sub === 'sweep' && ml.args[0] === 'merge' ? 'sweep merge' : sub);
     // `ablate --list` / `--replication` run no finding: nothing to shorten. A flag the command
     // sets itself keeps its value (`sft --steps 3` is what the document shows).
-    const keep = (flag: string) => known.has(flag) && !inv[0].args.includes(flag);
-    const defaults = (inv[0].args[0]?.startsWith('--') && sub === 'ablate' ? [] : (SHORTEN[sub] ?? [])).filter((w, i, a) => (w.startsWith('--') ? keep(w) : keep(a[i - 1])));
+    const keep = (flag: string) => known.has(flag) && !ml.args.includes(flag);
+    const defaults = (ml.args[0]?.startsWith('--') && sub === 'ablate' ? [] : (SHORTEN[sub] ?? [])).filter((w, i, a) => (w.startsWith('--') ? keep(w) : keep(a[i - 1])));
     const withDefaults: DocCommand = { ...c, shorten: [...shortened(defaults, c.shorten)] };
     const args = runnableArgv(withDefaults, join(scratch, 'out'), (name, json) => {
       const f = join(scratch, 'out', name);

@@ -83,6 +83,19 @@ describe('the documents name commands, flags, scripts and files that exist', () 
     expect(bad).toEqual([]);
   });
 
+  it('no command a reader copies passes inline JSON to --config (it takes a file), or shortens an SFT run onto the shipped base', () => {
+    const bad: string[] = [];
+    for (const c of COMMANDS.filter((c) => c.where !== 'marker' && !c.planned))
+      for (const inv of invocations(c.text)) {
+        if (inv.kind !== 'magic-lab') continue;
+        const config = inv.args[inv.args.indexOf('--config') + 1];
+        if (inv.args.includes('--config') && config?.trim().startsWith('{')) bad.push(`${at(c)}: --config ${config.slice(0, 30)}…`);
+        // A shortened SFT run (--steps) without --out writes the rung's shipped base checkpoint.
+        if (inv.sub === 'sft' && inv.args.includes('--steps') && !inv.args.includes('--out') && !isSynopsis(c.text)) bad.push(`${at(c)}: sft --steps without --out replaces the shipped base`);
+      }
+    expect(bad).toEqual([]);
+  });
+
   it('every repository file a document names in code exists', () => {
     const bad: string[] = [];
     for (const [f, text] of TEXT) {

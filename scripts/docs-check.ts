@@ -48,6 +48,7 @@ function planOf(c: DocCommand, scratch: string): Plan {
   if (c.planned) return { c, how: 'not-run', why: 'planned, not built yet' };
   if (c.skip !== null) return { c, how: 'not-run', why: `skip: ${c.skip}` };
   const inv = invocations(c.text);
+  if (inv.some((i) => i.kind === 'npm' && i.script === 'docs:check')) return { c, how: 'not-run', why: 'the checker itself' };
   if (inv.length === 1 && inv[0].kind === 'magic-lab' && inv[0].args.length === 0 && c.where === 'inline') return { c, how: 'not-run', why: 'names a command (no arguments)' };
   // A check comment's own command is meant to run (its --out OUT goes to the scratch folder).
   if (c.where !== 'marker' && isSynopsis(c.text)) return { c, how: 'not-run', why: 'a synopsis (its flags are checked by npm test)' };
@@ -55,9 +56,10 @@ function planOf(c: DocCommand, scratch: string): Plan {
   if (ml) {
     const sub = ml.sub;
     const known = helpOf(sub === 'sweep' && ml.args[0] === 'merge' ? 'sweep merge' : sub);
-    // `ablate --list` / `--replication` run no finding: nothing to shorten. A flag the command
-    // sets itself keeps its value (`sft --steps 3` is what the document shows).
-    const keep = (flag: string) => known.has(flag) && !ml.args.includes(flag);
+    // `ablate --list` / `--replication` run no finding: nothing to shorten. A command whose output
+    // the document quotes runs as shown (`sft --steps 3` prints the note quoted); any other has
+    // its sizes cut to SHORTEN's, replacing its own (`eval --k 64 --problems 256` → 2 and 8).
+    const keep = (flag: string) => known.has(flag) && (c.expect.length === 0 || !ml.args.includes(flag));
     const defaults = (ml.args[0]?.startsWith('--') && sub === 'ablate' ? [] : (SHORTEN[sub] ?? [])).filter((w, i, a) => (w.startsWith('--') ? keep(w) : keep(a[i - 1])));
     const withDefaults: DocCommand = { ...c, shorten: [...shortened(defaults, c.shorten)] };
     const args = runnableArgv(withDefaults, join(scratch, 'out'), (name, json) => {

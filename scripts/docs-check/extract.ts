@@ -123,7 +123,7 @@ export function splitArgs(s: string): string[] {
  * and `magic-lab train: …` quotes its output: neither is a command.
  */
 export const isInlineCommand = (text: string) =>
-  /^(?:npx magic-lab|magic-lab|npm run|npm start|npm test|npx tsx scripts\/|node scripts\/|node bin\/|sh scripts\/|npx vite|npx playwright)(?=\s|$)/.test(text) &&
+  /^(?:(?:npx magic-lab|magic-lab|npm run|npm start|npm test|npx vite|npx playwright)(?=\s|$)|(?:npx tsx|node(?: --import tsx)?|sh|bash|python3) (?:scripts|bin)\/)/.test(text) &&
   !/^(?:npx )?magic-lab(?:\s+[\w-]+)?:/.test(text) &&
   text !== 'magic-lab';
 
@@ -164,7 +164,7 @@ export function extractCommands(file: string, markdown: string): DocCommand[] {
         joinedAt = i + 1;
       }
       if (body.endsWith('\\')) {
-        joined += body.slice(0, -1) + ' ';
+        joined += body.slice(0, -1).trimEnd() + ' ';
         continue;
       }
       const text = stripComment(joined + body).trim();

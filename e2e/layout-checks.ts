@@ -76,33 +76,21 @@ export const pageOverflow = (page: Page) => page.evaluate(() => Math.max(0, docu
 
 /**
  * Every visible interactive element smaller than 24 × 24 px (WCAG 2.5.8's minimum target size),
- * described. Exempt, as WCAG allows: a link inline in a sentence; and (`spacing`) an undersized
- * target whose 24 px circle centred on it meets no other target's box (the spacing exception).
+ * described. Only a link inline in a sentence is exempt, as WCAG allows; the spacing exception is
+ * not used: every other target meets the minimum itself.
  */
-export const smallTargets = (page: Page, spacing = false) =>
-  page.evaluate((spacing) => {
+export const smallTargets = (page: Page) =>
+  page.evaluate(() => {
     const sel = 'button, a[href], input:not([type="hidden"]), select, textarea, summary, [role="button"], [role="tab"], [tabindex]:not([tabindex="-1"])';
-    const all = [...document.querySelectorAll<HTMLElement>(sel)].filter((el) => el.checkVisibility({ visibilityProperty: true, opacityProperty: false }));
-    const boxes = all.map((el) => el.getBoundingClientRect());
     const out: string[] = [];
-    all.forEach((el, i) => {
-      const r = boxes[i];
-      if (r.width === 0 && r.height === 0) return;
-      if (el.tagName === 'A' && el.closest('p, li') && getComputedStyle(el).display === 'inline') return;
-      if (r.width >= 23.5 && r.height >= 23.5) return;
-      if (spacing) {
-        const cx = r.left + r.width / 2;
-        const cy = r.top + r.height / 2;
-        const meets = boxes.some((o, j) => {
-          if (j === i || all[j].contains(el) || el.contains(all[j])) return false;
-          const dx = Math.max(o.left - cx, 0, cx - o.right);
-          const dy = Math.max(o.top - cy, 0, cy - o.bottom);
-          return Math.hypot(dx, dy) < 12;
-        });
-        if (!meets) return;
-      }
+    for (const el of document.querySelectorAll<HTMLElement>(sel)) {
+      if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: false })) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (el.tagName === 'A' && el.closest('p, li') && getComputedStyle(el).display === 'inline') continue;
+      if (r.width >= 23.5 && r.height >= 23.5) continue;
       const id = el.dataset.testid ?? el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 20) ?? '';
       out.push(`${el.tagName.toLowerCase()}${el.className ? '.' + String(el.className).split(' ').join('.') : ''} "${id}" ${r.width.toFixed(0)}×${r.height.toFixed(0)}`);
-    });
+    }
     return out;
-  }, spacing);
+  });

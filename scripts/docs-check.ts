@@ -62,19 +62,28 @@ function planOf(c: DocCommand, scratch: string): Plan {
     const keep = (flag: string) => known.has(flag) && (c.expect.length === 0 || !ml.args.includes(flag));
     const defaults = (ml.args[0]?.startsWith('--') && sub === 'ablate' ? [] : (SHORTEN[sub] ?? [])).filter((w, i, a) => (w.startsWith('--') ? keep(w) : keep(a[i - 1])));
     const withDefaults: DocCommand = { ...c, shorten: [...shortened(defaults, c.shorten)] };
-    const args = runnableArgv(withDefaults, join(scratch, 'out'), (name, json) => {
-      const f = join(scratch, 'out', name);
-      writeFileSync(f, json);
-      return f;
-    })!;
+    const args = runnableArgv(
+      withDefaults,
+      join(scratch, 'out'),
+      (name, json) => {
+        const f = join(scratch, 'out', name);
+        writeFileSync(f, json);
+        return f;
+      },
+      redirected,
+    )!;
     return { c, how: 'run', shell: ['node', 'scripts/webgpu-env.mjs', 'node', 'bin/magic-lab.mjs', ...args] };
   }
   if (inv.length === 1 && inv[0].kind === 'npm' && c.shorten.length) {
     const w = c.text.split(' -- ');
     return { c, how: 'run', shell: ['sh', '-c', `${w[0]} -- ${shortened(inv[0].args, c.shorten).map(q).join(' ')}`] };
   }
-  return { c, how: 'run', shell: ['sh', '-c', c.text] };
+  // A shell line reading an earlier command's output (`phase-times.mjs /tmp/perf-magic40`) reads it where it went.
+  return { c, how: 'run', shell: ['sh', '-c', c.text.split(/(\s+)/).map((w) => (redirected.has(w) ? q(redirected.get(w)!) : w)).join('')] };
 }
+
+/** The outputs the commands run so far were told to write, named → where they went. */
+const redirected = new Map<string, string>();
 
 const q = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
@@ -100,6 +109,11 @@ function scratchCopy(): string {
     }
   }
   symlinkSync(join(root, 'node_modules'), join(dir, 'repo', 'node_modules'));
+  // A repository of its own (the tracked tree as it is now): scripts that read git (npm run tree:size) work in it.
+  const git = (...a: string[]) => spawnSync('git', ['-c', 'user.name=docs-check', '-c', 'user.email=docs-check@localhost', ...a], { cwd: join(dir, 'repo'), stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'docs-check scratch copy');
   mkdirSync(join(dir, 'out'), { recursive: true });
   // `magic-lab` on the PATH, as `npm link` or a global install would put it.
   mkdirSync(join(dir, 'bin'));

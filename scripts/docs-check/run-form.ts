@@ -24,20 +24,27 @@ export function shortened(args: readonly string[], shorten: readonly string[]): 
   return out;
 }
 
+/** Where an output the document names (`--out runs/a`, `/tmp/perf`) is written instead: one place per name, so a later command that reads it finds it. */
+export const outputPath = (scratch: string, named: string) => join(scratch, named.replace(/^\/+/, '').replace(/[^\w.-]+/g, '_'));
+
 /**
  * The magic-lab argv (after `magic-lab`) of a single-invocation command, ready to run in-process:
  * null when the command is not one magic-lab call. `writeConfig(name, json)` stores an inline
- * config and returns its path; outputs go under `scratch`.
+ * config and returns its path; outputs go under `scratch` (outputPath), and `redirected` (named →
+ * scratch path) records them, so an argument naming an earlier command's output is sent there too.
  */
-export function runnableArgv(c: DocCommand, scratch: string, writeConfig: (name: string, json: string) => string): string[] | null {
+export function runnableArgv(c: DocCommand, scratch: string, writeConfig: (name: string, json: string) => string, redirected = new Map<string, string>()): string[] | null {
   const inv = invocations(c.text);
   if (inv.length !== 1 || inv[0].kind !== 'magic-lab') return null;
   const args = shortened([inv[0].sub, ...inv[0].args], c.shorten);
   return args.map((w, i) => {
     const flag = args[i - 1] ?? '';
     if (flag === '--config' && w.trim().startsWith('{')) return writeConfig(`config-${c.line}.json`, w);
-    if (OUTPUT_FLAGS.test(flag)) return join(scratch, `${c.file.replace(/\W/g, '_')}-${c.line}-${flag.slice(2)}`);
-    return w;
+    if (OUTPUT_FLAGS.test(flag)) {
+      redirected.set(w, outputPath(scratch, w));
+      return redirected.get(w)!;
+    }
+    return redirected.get(w) ?? w;
   });
 }
 

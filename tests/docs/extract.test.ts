@@ -70,9 +70,13 @@ describe('plan and run form', () => {
     expect(shortened(['--steps', '400', '--seed', '1'], ['--steps', '2', '--png'])).toEqual(['--steps', '2', '--seed', '1', '--png']);
     const [c] = extractCommands('R.md', `<!-- check: run magic-lab train --preset magic --config '{"a": 1}' --out runs/a --json r.json; exit 2 -->`);
     const written: [string, string][] = [];
-    const argv = runnableArgv({ ...c, shorten: ['--steps', '2'] }, '/scratch', (name, json) => (written.push([name, json]), `/scratch/${name}`));
-    expect(argv).toEqual(['train', '--preset', 'magic', '--config', '/scratch/config-1.json', '--out', '/scratch/R_md-1-out', '--json', '/scratch/R_md-1-json', '--steps', '2']);
+    const redirected = new Map<string, string>();
+    const argv = runnableArgv({ ...c, shorten: ['--steps', '2'] }, '/scratch', (name, json) => (written.push([name, json]), `/scratch/${name}`), redirected);
+    expect(argv).toEqual(['train', '--preset', 'magic', '--config', '/scratch/config-1.json', '--out', '/scratch/runs_a', '--json', '/scratch/r.json', '--steps', '2']);
     expect(written).toEqual([['config-1.json', '{"a": 1}']]);
+    // A later command that reads that output is sent to it.
+    const [resume] = extractCommands('R.md', '`magic-lab train --resume runs/a`');
+    expect(runnableArgv(resume, '/scratch', () => '', redirected)).toEqual(['train', '--resume', '/scratch/runs_a']);
     expect(runnableArgv({ ...c, text: 'npm run build' }, '/s', () => '')).toBeNull();
   });
 });

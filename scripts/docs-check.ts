@@ -11,7 +11,9 @@
  * --only: commands whose document:line or text contains TEXT; --list: the plan, nothing run;
  * --timeout: seconds per command (default 900); --keep: leave the scratch copy.
  * How a document marks a command (shorten, skip, expected output): scripts/docs-check/extract.ts.
- * Without a mark, a `magic-lab` command is shortened by SHORTEN below (the flags it has).
+ * A `magic-lab` command also gets SHORTEN's sizes below (the flags it has), replacing its own,
+ * unless the document quotes its output (then it runs as shown). The checker itself, a
+ * synopsis (placeholders, [options], a|b) and a command named without arguments are not run.
  * Exit 0 when every command run did what its document says, else 1.
  */
 import { spawnSync } from 'node:child_process';

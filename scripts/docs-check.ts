@@ -12,8 +12,8 @@
  * --timeout: seconds per command (default 900); --keep: leave the scratch copy.
  * How a document marks a command (shorten, skip, expected output): scripts/docs-check/extract.ts.
  * A `magic-lab` command also gets SHORTEN's sizes below (the flags it has), replacing its own,
- * unless the document quotes its output (then it runs as shown). The checker itself, a
- * synopsis (placeholders, [options], a|b) and a command named without arguments are not run.
+ * unless the document quotes its output (then it runs as shown). The checker itself, the
+ * whole test suites (npm test, npm run test:e2e: CI runs them), a synopsis (placeholders, [options], a|b) and a command named without arguments are not run.
  * Exit 0 when every command run did what its document says, else 1.
  */
 import { spawnSync } from 'node:child_process';
@@ -51,6 +51,7 @@ function planOf(c: DocCommand, scratch: string): Plan {
   if (c.skip !== null) return { c, how: 'not-run', why: `skip: ${c.skip}` };
   const inv = invocations(c.text);
   if (inv.some((i) => i.kind === 'npm' && i.script === 'docs:check')) return { c, how: 'not-run', why: 'the checker itself' };
+  if (inv.some((i) => i.kind === 'npm' && (i.script === 'test' || i.script === 'test:e2e'))) return { c, how: 'not-run', why: 'a whole test suite, which CI runs (npm test holds the fast half of this checker)' };
   if (inv.length === 1 && inv[0].kind === 'magic-lab' && inv[0].args.length === 0 && c.where === 'inline') return { c, how: 'not-run', why: 'names a command (no arguments)' };
   // A check comment's own command is meant to run (its --out OUT goes to the scratch folder).
   if (c.where !== 'marker' && isSynopsis(c.text)) return { c, how: 'not-run', why: 'a synopsis (its flags are checked by npm test)' };

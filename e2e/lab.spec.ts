@@ -53,7 +53,7 @@ test('trains a tiny preset: one step, then play to the end; charts and rollouts 
   await expect(rollouts.getByTestId('sample').first().getByTestId('sample-reward')).toContainText('r =');
   await page.getByTestId('token-colour').selectOption('entropy');
   await expect(rollouts.locator('.tok').first()).toHaveAttribute('style', /background/);
-  await expect(page.getByTestId('timeline-marker')).toHaveAttribute('style', /left: 100%/);
+  await expect(page.getByTestId('timeline-marker')).toHaveAttribute('style', /left: min\(100%, 100% - 2px\)/);
   await expect(page.getByTestId('checkpoint-status')).toContainText('step 4');
 
   const tasks = await longTasks(page);

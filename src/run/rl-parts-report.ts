@@ -11,7 +11,7 @@ import { TIMING_PHASES, TIMING_STEP_KEY, timingKey, type TimingPhase } from '../
 export const ALONE_PHASES = ['gen', 'update_actor'] as const;
 export type AlonePhase = (typeof ALONE_PHASES)[number];
 
-/** Issue #25's targets: step ≤ 1.3 × Σ parts alone, eval ≤ 2 × a rollout decode of equal tokens. */
+/** The RL step's performance targets: step ≤ 1.3 × Σ parts alone, eval ≤ 2 × a rollout decode of equal tokens. */
 export const TARGETS = { stepOverParts: 1.3, evalOverRollout: 2 } as const;
 
 /** One round: an RL step, then its heavy phases alone and one held-out eval. Seconds throughout. */

@@ -1,6 +1,6 @@
 /**
  * Where the lab's settings differ from the paper's, per rung, in MAGIC-RECIPE terms: the section of
- * REPLICATION.md that says why each deviation was made (issue #22 item 3). The lab's values are read
+ * REPLICATION.md that says why each deviation was made. The lab's values are read
  * from the rungs' configs, so the table cannot drift from what runs; the paper's values and the
  * reasons are text, each reason pointing at the sweep that chose the value.
  */

@@ -76,7 +76,7 @@ export function mergeShards(dirs: readonly string[], out: string, log: (s: strin
     for (const f of readdirSync(evals).sort()) {
       const dest = join(startEvals, f);
       if (!existsSync(dest)) cpSync(join(evals, f), dest);
-      else if (!readFileSync(dest).equals(readFileSync(join(evals, f)))) log(`merge: warning: shard ${s.shard.index}/${n}'s start evaluation ${f} differs from an earlier shard's (another engine?); the earlier one is kept`);
+      else if (!sameStartEval(readFileSync(dest, 'utf8'), readFileSync(join(evals, f), 'utf8'))) log(`merge: warning: shard ${s.shard.index}/${n}'s start evaluation ${f} differs from an earlier shard's (another engine?); the earlier one is kept`);
     }
   }
   const results = planned.map((run) => {
@@ -86,6 +86,25 @@ export function mergeShards(dirs: readonly string[], out: string, log: (s: strin
   });
   log(`merge: ${results.length} runs from ${n} shards in ${out}`);
   return { options, results, planned };
+}
+
+/**
+ * Whether two shards' start evaluations (RUNS/start-evals/<key>.json) hold the same result: their
+ * JSON equal but for `argv`, the eval command, which names the shard's own runs folder (shards
+ * run from different directories write different paths for the same evaluation). A file that is
+ * not JSON is compared as written.
+ */
+export function sameStartEval(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    const strip = (t: string) => {
+      const { argv: _a, ...rest } = JSON.parse(t) as Record<string, unknown>;
+      return JSON.stringify(rest);
+    };
+    return strip(a) === strip(b);
+  } catch {
+    return false;
+  }
 }
 
 /** A sweep's identity without where its files lie (shards differ only in that). */

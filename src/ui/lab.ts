@@ -32,7 +32,7 @@ import { isLive, useLab } from './store';
 const get = () => useLab.getState();
 
 // ---------------------------------------------------------------------------------------------
-// The Worker (controller/worker-link.ts: a Worker that cannot be wedged, #14)
+// The Worker (controller/worker-link.ts: a Worker that cannot be wedged)
 
 /** How long Reset waits for the Worker to answer a `stop` before it restarts the Worker. */
 export const STOP_ANSWER_MS = 5000;

@@ -6,7 +6,7 @@ import './style.css';
 
 // StrictMode (development only: it renders every component twice to catch impure renders) is
 // opt-in, VITE_STRICT_MODE=1: on the dev server it doubled the cost of every per-step render, and
-// `npm start` trained markedly slower than the built page (issue #28 item 5; BENCHMARKS.md).
+// `npm start` trained markedly slower than the built page (BENCHMARKS.md).
 // e2e/start.spec.ts runs its dev server with it on, so double-effect bugs are still caught there.
 const Root = import.meta.env.VITE_STRICT_MODE === '1' ? StrictMode : Fragment;
 const render = () =>

@@ -179,7 +179,7 @@ async function loop() {
 }
 
 /**
- * The GPU device of `lost` failed (issue #13): drop it and the run's buffers, open a new engine
+ * The GPU device of `lost` failed: drop it and the run's buffers, open a new engine
  * (bounded retries with back-off), and resume the live run from its last checkpoint — or from
  * what it started from, before its first checkpoint — re-sending the steps since. Returns whether
  * the run can go on; after the last attempt fails the run stops in `error` with one line saying

@@ -1,5 +1,5 @@
 /**
- * What a lost GPU device resumes the live run from (issue #13): the last checkpoint this run
+ * What a lost GPU device resumes the live run from: the last checkpoint this run
  * posted, or before it what the run was started from; how many devices were lost since progress
  * was last made (bounded by DEVICE_RECOVERY); and whether the fresh run's start evaluation (the
  * "before" point of the held-out curves) is still to be done.

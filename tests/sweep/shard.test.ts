@@ -11,6 +11,7 @@ import { readStoredText, storedPath } from '../../src/sweep/gz-file';
 import { main } from '../../src/cli/main';
 import { parseShard, shardRuns, withOut, withoutShard } from '../../src/sweep/shard';
 import { SweepError } from '../../src/sweep/errors';
+import { sameStartEval } from '../../src/sweep/shard-merge';
 import type { Summary } from '../../src/sweep/summary';
 
 describe('shards of a sweep', () => {
@@ -94,4 +95,16 @@ describe('magic-lab sweep --shard and sweep merge end to end', () => {
     expect(clockFree(mergedJson, merged)).toContain('"wall_s": "clock"');
     expect(clockFree(readStoredText(join(alone, 'summary.json')), alone)).toBe(clockFree(mergedJson, merged));
   }, 600_000);
+});
+
+describe('sameStartEval: two shards evaluating the same start weights', () => {
+  const evalFile = (runs: string, score: number) => JSON.stringify({ key: { seed: 101 }, argv: ['--checkpoint', `${runs}/base.mlck`, '--coverage', `${runs}/start-evals/x.coverage.json`], record: { 'avg@8': score }, problems: 256, k: 8, seed: 101 });
+  it('agree when only the eval command (the shard folder in its paths) differs', () => {
+    expect(sameStartEval(evalFile('shards/1/runs', 0.25), evalFile('/tmp/elsewhere/shards/2/runs', 0.25))).toBe(true);
+  });
+  it('differ when the result differs, or a file is not JSON and not the same bytes', () => {
+    expect(sameStartEval(evalFile('shards/1/runs', 0.25), evalFile('shards/1/runs', 0.2578125))).toBe(false);
+    expect(sameStartEval('not json', 'not json!')).toBe(false);
+    expect(sameStartEval('not json', 'not json')).toBe(true);
+  });
 });

@@ -4,7 +4,8 @@ import { axisMap, extent, heldDomain, polylines, scheduleDomain, type Domain, ty
 import { rawKey } from '../lib/chartdata';
 import { refBandKey, refMeanKey, refSeedKey, type RefSeries } from '../lib/refchart';
 import type { RunEvent } from '../lib/explain';
-import { drawEventMarks } from './ChartParts';
+import { drawEventLabels, drawEventLines } from './ChartParts';
+import { eventLabelPx } from '../lib/eventlayout';
 
 /**
  * What one drawn series looks like (the recharts Line / Area it replaces): a line, a stacked
@@ -113,10 +114,15 @@ export function drawSeries(ctx: CanvasRenderingContext2D, rows: readonly Row[], 
   return drawn;
 }
 
-/** A chart's canvas drawing: its event marks (lines and labels, ChartParts.tsx), then its series over them. */
+/**
+ * A chart's canvas drawing: its event lines (ChartParts.tsx), its series over them, then the
+ * event labels over the series on a halo, so no line runs through a label's text.
+ */
 export function drawChart(ctx: CanvasRenderingContext2D, rows: readonly Row[], series: readonly DrawSeries[], frame: Frame, plot: PlotRect, lineScale: number, events: readonly RunEvent[], font: string) {
-  drawEventMarks(ctx, events, frame.x, plot, font);
-  return drawSeries(ctx, rows, series, frame, plot, lineScale);
+  drawEventLines(ctx, events, frame.x, plot);
+  const drawn = drawSeries(ctx, rows, series, frame, plot, lineScale);
+  drawEventLabels(ctx, events, frame.x, plot, font, eventLabelPx(lineScale));
+  return drawn;
 }
 
 /** Inside the recharts chart: reports its plot area whenever recharts lays the frame out again. */

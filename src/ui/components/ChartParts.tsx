@@ -15,13 +15,11 @@ export const EVENT_COLOURS: Record<EventKind, string> = {
 };
 
 /**
- * Draws a chart's event marks on the canvas (components/CanvasSeries.tsx), under its series: a
- * dotted line at each event's step, clipped to the plot, and its label laid out so none overlaps
- * another or runs past an edge (lib/eventlayout.ts); a label with no room is left out (its line
- * stays). On the canvas, not as recharts children, a new event redraws the canvas only, not
- * recharts' frame. `font`: the chart's font family (the SVG labels inherited it).
+ * Draws a chart's event lines on the canvas (components/CanvasSeries.tsx), under its series: a
+ * dotted line at each event's step, clipped to the plot. On the canvas, not as recharts children,
+ * a new event redraws the canvas only, not recharts' frame.
  */
-export function drawEventMarks(ctx: CanvasRenderingContext2D, events: readonly RunEvent[], domain: readonly [number, number], plot: PlotRect, font: string) {
+export function drawEventLines(ctx: CanvasRenderingContext2D, events: readonly RunEvent[], domain: readonly [number, number], plot: PlotRect) {
   if (events.length === 0) return;
   const places = placeEventMarks(events, domain, plot);
   ctx.save();
@@ -37,14 +35,33 @@ export function drawEventMarks(ctx: CanvasRenderingContext2D, events: readonly R
     ctx.lineTo(x, plot.y);
     ctx.stroke();
   });
-  ctx.globalAlpha = 1;
-  ctx.font = `9px ${font}`;
+  ctx.restore();
+}
+
+/** The halo drawn around each event label: the chart's background, so a line under the text does not cross it. */
+export const LABEL_HALO = '#ffffff';
+
+/**
+ * Draws the event labels over the series (after them), each on a halo of the background, laid
+ * out so none overlaps another or runs past an edge (lib/eventlayout.ts); a label with no room is
+ * left out (its line stays). `px`: the text size (eventLabelPx); `font`: the chart's font family.
+ */
+export function drawEventLabels(ctx: CanvasRenderingContext2D, events: readonly RunEvent[], domain: readonly [number, number], plot: PlotRect, font: string, px: number) {
+  if (events.length === 0) return;
+  const places = placeEventMarks(events, domain, plot, px);
+  ctx.save();
+  ctx.setLineDash([]);
+  ctx.font = `${px}px ${font}`;
   ctx.textBaseline = 'alphabetic';
+  ctx.lineJoin = 'round';
+  ctx.lineWidth = Math.max(3, px / 3);
   events.forEach((e, i) => {
     const l = places[i].label;
     if (!l.shown) return;
-    ctx.fillStyle = EVENT_COLOURS[e.kind];
     ctx.textAlign = l.anchor === 'start' ? 'left' : 'right';
+    ctx.strokeStyle = LABEL_HALO;
+    ctx.strokeText(e.label, l.x, l.y);
+    ctx.fillStyle = EVENT_COLOURS[e.kind];
     ctx.fillText(e.label, l.x, l.y);
   });
   ctx.restore();
@@ -56,16 +73,16 @@ export function drawEventMarks(ctx: CanvasRenderingContext2D, events: readonly R
  * tooltip, and e2e tests find `.event-marker[data-kind][data-step]`. Outside recharts: a new
  * event re-renders this list only.
  */
-export const EventMarkList = memo(function EventMarkList({ events, domain, plot }: { events: readonly RunEvent[]; domain: readonly [number, number]; plot: PlotRect | null }) {
+export const EventMarkList = memo(function EventMarkList({ events, domain, plot, px }: { events: readonly RunEvent[]; domain: readonly [number, number]; plot: PlotRect | null; px: number }) {
   if (!plot || events.length === 0) return null;
-  const places = placeEventMarks(events, domain, plot);
+  const places = placeEventMarks(events, domain, plot, px);
   return (
     <svg className="event-labels" style={LIST_STYLE} role="list" aria-label="Events marked on this chart">
       {events.map((e, i) =>
         places[i].label.shown ? (
           <g key={`${e.kind}@${e.step}`} className="event-marker" data-kind={e.kind} data-step={e.step} role="listitem">
             <title>{e.detail}</title>
-            <text x={places[i].label.x} y={places[i].label.y} textAnchor={places[i].label.anchor} fontSize={9} fill="transparent" style={HIT_STYLE}>
+            <text x={places[i].label.x} y={places[i].label.y} textAnchor={places[i].label.anchor} fontSize={px} fill="transparent" style={HIT_STYLE}>
               {e.label}
             </text>
           </g>

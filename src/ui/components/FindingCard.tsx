@@ -70,7 +70,7 @@ export function FindingCard({ reference: ref }: { reference: ReferenceFile }) {
             </p>
           )}
           {ref.checks && ref.checks.length > 0 && (
-            <table className="checks" data-testid="finding-checks">
+            <table className="checks stack" data-testid="finding-checks">
               <thead>
                 <tr>
                   <th>check</th>
@@ -81,12 +81,12 @@ export function FindingCard({ reference: ref }: { reference: ReferenceFile }) {
               <tbody>
                 {ref.checks.map((c, i) => (
                   <tr key={i}>
-                    <td>{c.describe}</td>
-                    <td className="num">
+                    <td data-label="check">{c.describe}</td>
+                    <td className="num" data-label="estimate [95% interval]">
                       {fmtInterval(c.estimate, c.lower, c.upper, { points: checkUnit(c.describe).points })}
                       {checkUnit(c.describe).unit && ` ${checkUnit(c.describe).unit}`}
                     </td>
-                    <td>
+                    <td data-label="verdict">
                       <VerdictBadge verdict={c.verdict} />
                     </td>
                   </tr>
@@ -96,7 +96,7 @@ export function FindingCard({ reference: ref }: { reference: ReferenceFile }) {
           )}
         </div>
       )}
-      <table className="checks scalars" data-testid="finding-scalars">
+      <table className="checks scalars stack" data-testid="finding-scalars">
         <thead>
           <tr>
             <th>preset</th>
@@ -108,11 +108,11 @@ export function FindingCard({ reference: ref }: { reference: ReferenceFile }) {
         <tbody>
           {presets.map(([p, v]) => (
             <tr key={p}>
-              <td>{p}</td>
+              <td data-label="preset">{p}</td>
               {SCALARS.map((s) => {
                 const x = v.scalars[s.id];
                 return (
-                  <td key={s.id} className="num">
+                  <td key={s.id} className="num" data-label={s.label}>
                     {x ? fmtInterval(x.mean, x.lower, x.upper, { points: isFractionMetric(s.id) }) : fmtNum(null)}
                   </td>
                 );

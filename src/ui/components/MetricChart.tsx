@@ -11,6 +11,7 @@ import { useLab } from '../store';
 import { useOnScreen } from '../lib/onscreen';
 import { chartBudget, useRedrawInterval, useStaggered } from '../lib/stagger';
 import { compactTooltip, EVENT_COLOURS, EventMarkList } from './ChartParts';
+import { eventLabelPx } from '../lib/eventlayout';
 import { CanvasSeries, drawChart, drawList, PlotReporter } from './CanvasSeries';
 import type { PlotRect } from '../lib/canvas-plot';
 import { useChartFrame } from './useChartFrame';
@@ -112,6 +113,9 @@ const targetLabel = (p: { x?: number | string; y?: number | string }) => (
  */
 const MARGIN = { top: 6, right: 12, bottom: 0, left: 0 };
 const MARGIN_RIGHT_AXIS = { top: 6, right: 4, bottom: 0, left: 0 };
+/** Projector view's 16 px ticks: room for half the top y tick above the plot and half the last x tick ("400") right of it. */
+const MARGIN_PROJECTOR = { top: 10, right: 24, bottom: 0, left: 0 };
+const MARGIN_RIGHT_AXIS_PROJECTOR = { top: 10, right: 4, bottom: 0, left: 0 };
 const TOOLTIP_STYLE = { fontSize: 11 };
 /** Columns of the two rows that span the axes (frameRows). */
 const FRAME_L = '__frame_l';
@@ -328,7 +332,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
   const chart = useMemo(
     () => (
       <ResponsiveContainer width="100%" height={projector ? PROJECTOR_HEIGHT : 170}>
-        <ComposedChart data={chartRows} margin={hasRight ? MARGIN_RIGHT_AXIS : MARGIN} syncId={syncId} syncMethod="value">
+        <ComposedChart data={chartRows} margin={projector ? (hasRight ? MARGIN_RIGHT_AXIS_PROJECTOR : MARGIN_PROJECTOR) : hasRight ? MARGIN_RIGHT_AXIS : MARGIN} syncId={syncId} syncMethod="value">
           {parts}
         </ComposedChart>
       </ResponsiveContainer>
@@ -409,7 +413,7 @@ export const MetricChart = memo(function MetricChart({ spec, runs: runsIn, smoot
         {empty && <div className="chart-empty">no data yet</div>}
         {chart}
         <CanvasSeries rows={rows} series={series} frame={shown} plot={plot} lineScale={projector ? 2 : 1} events={eventLines} />
-        <EventMarkList events={eventLines} domain={shown.x} plot={plot} />
+        <EventMarkList events={eventLines} domain={shown.x} plot={plot} px={eventLabelPx(projector ? 2 : 1)} />
       </div>
       {/* A plain HTML legend: recharts' Legend measures itself and feeds its size back into the chart on each redraw. */}
       <ul className="chart-legend">

@@ -42,7 +42,7 @@ export function RolloutViewer() {
   const training = useLab((s) => s.runState === 'running' || s.runState === 'starting');
   // Like a chart (MetricChart.tsx): a new batch is drawn in its own task, at most every interval
   // (growing with what a draw costs), and not at all while the panel is off screen and training
-  // runs; it catches up when scrolled into view or when the run stops (issue #28 item 5).
+  // runs; it catches up when scrolled into view or when the run stops (off-screen redraws cost the dev server more than the training did).
   const panel = useRef<HTMLElement>(null);
   const onScreen = useOnScreen(panel);
   const interval = useRef(ROLLOUT_REDRAW_MS);

@@ -2,7 +2,7 @@ import { useRunAccess } from '../controller/run-access';
 import { dismissRunAccess, openReadOnly } from '../lab';
 
 /**
- * One sentence about who may write a run (issue #27): another tab holds it (with the offer to open
+ * One sentence about who may write a run when several tabs have it open: another tab holds it (with the offer to open
  * it read-only), it is shown read-only, or the runs found at start are not what was saved.
  */
 export function RunAccessBanner() {

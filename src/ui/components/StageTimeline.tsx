@@ -21,7 +21,7 @@ export function StageTimeline() {
           </span>
         </div>
       ))}
-      <div className="tl-marker" data-testid="timeline-marker" style={{ left: `${100 * pos}%` }} />
+      <div className="tl-marker" data-testid="timeline-marker" style={{ left: `min(${100 * pos}%, 100% - 2px)` }} />
     </div>
   );
 }

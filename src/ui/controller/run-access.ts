@@ -1,5 +1,5 @@
 /**
- * Which tab may write which run (issue #27), and what the page says about it: the live run's Web
+ * Which tab may write which run, and what the page says about it: the live run's Web
  * Lock (run-lock.ts) is taken when it starts or resumes here and let go when another run becomes
  * live; resume, rename and delete of a run another tab holds are refused with one sentence and an
  * offer to open the run read-only (this tab then re-reads it from IndexedDB every few seconds and

@@ -1,5 +1,5 @@
 /**
- * One writer per run across this origin's tabs (issue #27): a tab trains, saves, renames or
+ * One writer per run across this origin's tabs: a tab trains, saves, renames or
  * deletes a run only while it holds that run's Web Lock (`navigator.locks`, name
  * `magic-lab-run:<id>`). The lock lives as long as the tab holds it or the tab lives: the
  * browser releases it when the tab closes or crashes, so a lock is never left stale.

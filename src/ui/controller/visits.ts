@@ -1,5 +1,5 @@
 /**
- * What the page says at start about the runs it finds (issue #27): the browser's storage cleared
+ * What the page says at start about the runs it finds: the browser's storage cleared
  * or evicted since the last visit, a linked run that is not here, a run whose tab closed mid-run.
  * The page remembers in localStorage that it saved runs (IndexedDB can be evicted or cleared on
  * its own); `storage` is injectable, and a browser without it only loses the first sentence.

@@ -1,5 +1,5 @@
 /**
- * The page's link to the lab Worker, built so that a Worker cannot be wedged (#14). Set-up work
+ * The page's link to the lab Worker, built so that a Worker cannot be wedged. Set-up work
  * (building a large model, generating a large data set, the offline filter) and a step run inside
  * the Worker without reading its messages in between, and its commands are handled in order, so a
  * `stop` — and every command after it — can wait behind them for minutes. Reset during a start

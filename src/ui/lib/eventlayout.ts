@@ -61,9 +61,18 @@ export function layoutEventLabels(labels: readonly EventLabelIn[], opts: EventLa
   return out;
 }
 
-/** Rows of labels above the plot's foot (px apart) and the room under the lowest one. */
+/** Rows of labels above the plot's foot (px apart, at the default 9 px text) and the room under the lowest one. */
 export const ROW_HEIGHT = 11;
 const FOOT_GAP = 3;
+
+/**
+ * The labels' text size (px): 9 on the page, 14 in projector view (lineScale 2), where 9 px text
+ * cannot be read from the back of a room.
+ */
+export const eventLabelPx = (lineScale: number) => (lineScale > 1 ? 14 : 9);
+/** One character's estimated width and a row's height at `px` text (5.5 and 11 at 9 px). */
+const charWidthAt = (px: number) => (5.5 * px) / 9;
+const rowHeightAt = (px: number) => px + 2;
 
 /** One event mark on a chart: its line (null: its step lies off the x domain) and its label's place. */
 export interface EventMarkPlace {
@@ -78,16 +87,16 @@ export interface EventMarkPlace {
  * layoutEventLabels, in rows above the plot's foot. Pure: the canvas draws from it, and the
  * accessible list of marks (components/ChartParts.tsx) places its hover targets with it.
  */
-export function placeEventMarks(events: readonly { step: number; label: string }[], domain: readonly [number, number], plot: { x: number; y: number; width: number; height: number }): EventMarkPlace[] {
+export function placeEventMarks(events: readonly { step: number; label: string }[], domain: readonly [number, number], plot: { x: number; y: number; width: number; height: number }, px = 9): EventMarkPlace[] {
   const span = domain[1] - domain[0] || 1;
   const xs = events.map((e) => plot.x + ((e.step - domain[0]) / span) * plot.width);
   const placed = layoutEventLabels(
     events.map((e, i) => ({ x: xs[i], text: e.label })),
-    { left: plot.x, right: plot.x + plot.width },
+    { left: plot.x, right: plot.x + plot.width, charWidth: charWidthAt(px) },
   );
   const foot = plot.y + plot.height - FOOT_GAP;
   return events.map((e, i) => ({
     x: e.step >= domain[0] && e.step <= domain[1] ? xs[i] : null,
-    label: { ...placed[i], y: foot - ROW_HEIGHT * placed[i].row },
+    label: { ...placed[i], y: foot - rowHeightAt(px) * placed[i].row },
   }));
 }

@@ -40,7 +40,7 @@ export interface FindingRun {
 /**
  * `next`, or `prev` when it holds the same runs (the same objects, presets, seeds and colours):
  * a metrics batch of a run that is not in the finding then changes nothing its charts draw, and
- * they do not redraw (issue #28 item 5: the Findings view redrew every chart on every step).
+ * they do not redraw (the Findings view once redrew every chart on every step).
  */
 export function sameFindingRuns(prev: readonly FindingRun[], next: FindingRun[]): readonly FindingRun[] {
   if (prev.length !== next.length) return next;

@@ -3,7 +3,7 @@
  * training step's flush arrives as several messages (metrics, samples, state, sync), each its own
  * task; handled one by one, every one was its own store update and its own React render. Handled
  * together they make one render (React batches store updates made in one task), so each step costs
- * the page one render of what changed instead of three or four (issue #28 item 5).
+ * the page one render of what changed instead of three or four.
  */
 
 /** Runs `cb` once, soon (an animation frame, or a timer where frames do not come). */

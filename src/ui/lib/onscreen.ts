@@ -1,7 +1,7 @@
 /**
  * Is an element on screen (or within `margin` px of it)? Charts hold their redraws while off
  * screen (lib/stagger.ts): with a dozen charts and a step every ~0.3 s, redrawing the ones nobody
- * sees cost the page more than the training did on the dev server (issue #28 item 5).
+ * sees cost the page more than the training did on the dev server.
  * Where IntersectionObserver is missing (jsdom, old browsers) everything counts as on screen.
  */
 import { useEffect, useState, type RefObject } from 'react';

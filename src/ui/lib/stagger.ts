@@ -189,7 +189,7 @@ export function useStaggered<T>(value: T, minIntervalMs: number, q: StaggerQueue
  * costMs × COST_SHARE, never more often than `minMs` nor less often than MAX_REDRAW_MS. On the built
  * page a redraw costs 15–50 ms and the interval stays ~1 s; on the dev server (React's development
  * build, every render twice under StrictMode) one costs several times more, and the charts drawing
- * every second took more of the two cores than the training did (issue #28 item 5).
+ * every second took more of the two cores than the training did.
  */
 export const COST_SHARE = 40;
 export const MAX_REDRAW_MS = 4000;

@@ -72,7 +72,8 @@ describe('Llama / Qwen2 KV-cache decoding on WebGPU vs the float64 forward', () 
           compared++;
         }
       }
-      expect(compared).toBeGreaterThan(B * steps - 12);
+      // A draw near a boundary early in a sequence ends its comparison (once seen in a full run: 24 of 36); most draws are compared.
+      expect(compared, `seed ${seed}`).toBeGreaterThanOrEqual((B * steps) / 2);
       expect(new Set(got.tokens.flat()).size, 'a tiny random model at τ 0.8 draws varied tokens').toBeGreaterThan(8);
     });
   }

@@ -122,14 +122,14 @@ describe('scripts/coverage-reference.ts', () => {
   it('from a finding\'s sweep folder: each seed\'s start evaluation is the base, the finals are the arms (the summary\'s curves)', async () => {
     const root = mkdtempSync(join(tmpdir(), 'covref-sweep-'));
     const reports = join(root, 'reports');
-    await ablate(['coverage', '--seeds', '2', '--steps', '4', '--reports', reports, '--no-png', '--eval-problems', '16'], () => {}, { train: fakeTrain(), evaluate: fakeEval({ coverage: true }) });
+    await ablate(['coverage', '--rung', 'small', '--seeds', '2', '--steps', '4', '--reports', reports, '--no-png', '--eval-problems', '16'], () => {}, { train: fakeTrain(), evaluate: fakeEval({ coverage: true }) });
     const out = join(root, 'coverage.json');
-    expect(main(['--sweep', join(reports, 'coverage'), '--note', 'fake runs', '--out', out], () => {})).toBe(0);
+    expect(main(['--sweep', join(reports, 'coverage-small'), '--note', 'fake runs', '--out', out], () => {})).toBe(0);
     const got = validateCoverageReference(JSON.parse(readFileSync(out, 'utf8')), out);
     expect(got.kind).toBe('reported');
     expect(got.seeds).toEqual([101, 102]);
     expect(got.samples).toBe(64);
-    const report = JSON.parse(readFileSync(join(reports, 'coverage', 'report.json'), 'utf8'));
+    const report = JSON.parse(readFileSync(join(reports, 'coverage-small', 'report.json'), 'utf8'));
     const all = got.groups.find((g) => g.id === 'all')!;
     for (const k of ['1', '64']) {
       expect(all.curves.magic![k].mean).toBeCloseTo(report.coverage.magic.final['1.0'].all[k].mean, 6);

@@ -254,7 +254,7 @@ describe('sweep runner (fake train and eval)', () => {
       expect(classes.length).toBeGreaterThan(0);
       expect(Object.values(fin.classProblems as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(2 * 16);
     }
-    const md = readFileSync(join(reports, 'coverage', 'report.md'), 'utf8');
+    const md = readFileSync(join(reports, 'coverage-small', 'report.md'), 'utf8');
     expect(md).toContain('## Coverage: pass@k curves, mean [95% CI over seeds]');
     expect(md).toMatch(/\| entropy-off \| final \| base (unsolved|rare|often) \(\d+\) \|/);
   });

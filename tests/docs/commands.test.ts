@@ -25,13 +25,17 @@ const run = cliRunner(main);
 
 /** Each command's flags, from its --help (what a user reads). */
 const helpFlags = new Map<string, Set<string>>();
-async function flagsOfCommand(sub: string): Promise<Set<string> | null> {
-  if (!helpFlags.has(sub)) {
-    const r = await run(...sub.split(' '), '--help');
+/** A flag that switches a command to another mode with its own flags and --help (train/eval --model, bench --hf). */
+const MODE_FLAGS: Record<string, string> = { train: '--model', eval: '--model', bench: '--hf' };
+async function flagsOfCommand(sub: string, args: readonly string[] = []): Promise<Set<string> | null> {
+  const mode = MODE_FLAGS[sub] !== undefined && args.some((a) => a === MODE_FLAGS[sub] || a.startsWith(`${MODE_FLAGS[sub]}=`)) ? MODE_FLAGS[sub] : null;
+  const key = mode ? `${sub} ${mode}` : sub;
+  if (!helpFlags.has(key)) {
+    const r = await run(...sub.split(' '), ...(mode ? [mode, 'x'] : []), '--help');
     if (r.code !== 0) return null;
-    helpFlags.set(sub, new Set([...r.out.matchAll(/--[a-z][\w-]*/g)].map((m) => m[0]).concat('--help')));
+    helpFlags.set(key, new Set([...r.out.matchAll(/--[a-z][\w-]*/g)].map((m) => m[0]).concat('--help')));
   }
-  return helpFlags.get(sub)!;
+  return helpFlags.get(key)!;
 }
 const SUBCOMMANDS = ['train', 'eval', 'data', 'gradcheck', 'bench', 'sft', 'sweep', 'ablate', 'compare', 'export-verl', 'import-verl', 'logprobs', 'tokenize'];
 
@@ -47,7 +51,7 @@ async function problems(inv: Invocation, synopsis: boolean): Promise<string[]> {
   const checkFlags = async (sub: string, args: string[]) => {
     const name = sub === 'sweep' && args[0] === 'merge' ? 'sweep merge' : sub;
     if (!SUBCOMMANDS.includes(sub)) return out.push(`magic-lab has no command "${sub}"`);
-    const known = await flagsOfCommand(name);
+    const known = await flagsOfCommand(name, args);
     if (!known) return out.push(`magic-lab ${name} --help failed`);
     for (const f of flagsOf(args)) if (!known.has(f)) out.push(`magic-lab ${name} has no flag ${f}`);
   };

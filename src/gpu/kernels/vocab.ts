@@ -185,13 +185,21 @@ function invTemperature(t: number | undefined): number {
   return 1 / tau;
 }
 
-/** logp, entropy and lse [N] of softmax(hidden · headᵀ), chunk by chunk. Dispatches to run in order. */
-export async function vocabHeadForward(rt: GpuRuntime, a: VocabForwardArgs): Promise<Dispatch[]> {
+/**
+ * One pass over the head's chunks: each chunk's logits block [N, chunk] by matmul, then `entry` over it with the
+ * first/last-chunk flags. The forward statistics and the sampler's second pass share it (same block and state).
+ */
+function chunkPass(
+  rt: GpuRuntime,
+  a: { hidden: Binding; head: RowSplitTable; N: number; chunk: number; temperature?: number; label: string },
+  entry: string,
+  bindings: Record<number, Binding>,
+  seed = 0,
+): Promise<Dispatch>[] {
   const d = a.head.width;
   const chunk = vocabChunkRows(a.chunk, d, a.N, bindingLimit(rt));
-  const label = a.label ?? 'default';
-  const block = rt.buffer(`vocab.logits.${label}`, a.N * chunk * 4);
-  const state = rt.buffer(`vocab.state.${label}`, a.N * 16);
+  const block = rt.buffer(`vocab.logits.${a.label}`, a.N * chunk * 4);
+  const state = rt.buffer(`vocab.state.${a.label}`, a.N * 16);
   const g = grid1d(rt, a.N, WG);
   const list = chunks(a.head, chunk);
   const out: Promise<Dispatch>[] = [];
@@ -200,14 +208,20 @@ export async function vocabHeadForward(rt: GpuRuntime, a: VocabForwardArgs): Pro
     out.push(matmul(rt, { a: a.hidden, b: c.slice, out: block, M: a.N, N: c.n, K: d, transA: false, transB: true, accumulate: false }));
     out.push(
       rt.dispatch({
-        kernel: { shader: SHADER, entry: 'vocab_stats_chunk' },
-        bindings: { 1: block, 2: a.targets, 3: state, 4: a.logp, 5: a.entropy, 6: a.lse },
-        params: params(a.N, g.params[1], c.n, c.c0, flags, 0, 0, 0, invTemperature(a.temperature)),
+        kernel: { shader: SHADER, entry },
+        bindings: { 1: block, 3: state, ...bindings },
+        params: params(a.N, g.params[1], c.n, c.c0, flags, 0, 0, 0, invTemperature(a.temperature), seed),
         workgroups: g.workgroups,
       }),
     );
   });
-  return Promise.all(out);
+  return out;
+}
+
+/** logp, entropy and lse [N] of softmax(hidden · headᵀ), chunk by chunk. Dispatches to run in order. */
+export async function vocabHeadForward(rt: GpuRuntime, a: VocabForwardArgs): Promise<Dispatch[]> {
+  const label = a.label ?? 'default';
+  return Promise.all(chunkPass(rt, { ...a, label }, 'vocab_stats_chunk', { 2: a.targets, 4: a.logp, 5: a.entropy, 6: a.lse }));
 }
 
 /**
@@ -225,26 +239,8 @@ export async function vocabHeadSample(
   const none = rt.buffer(`vocab.notarget.${label}`, a.N * 4);
   rt.write(none, new Uint32Array(a.N).fill(0xffffffff));
   const stats = await vocabHeadForward(rt, { hidden: a.hidden, head: a.head, targets: none, N: a.N, chunk: a.chunk, logp: a.logp, entropy: a.entropy, lse: a.lse, label, temperature: a.temperature });
-  const d = a.head.width;
-  const chunk = vocabChunkRows(a.chunk, d, a.N, bindingLimit(rt));
-  const block = rt.buffer(`vocab.logits.${label}`, a.N * chunk * 4);
-  const state = rt.buffer(`vocab.state.${label}`, a.N * 16);
-  const g = grid1d(rt, a.N, WG);
-  const list = chunks(a.head, chunk);
-  const out: Promise<Dispatch>[] = [];
-  list.forEach((c, i) => {
-    const flags = (i === 0 ? FIRST : 0) | (i === list.length - 1 ? LAST : 0);
-    out.push(matmul(rt, { a: a.hidden, b: c.slice, out: block, M: a.N, N: c.n, K: d, transA: false, transB: true, accumulate: false }));
-    out.push(
-      rt.dispatch({
-        kernel: { shader: SHADER, entry: 'vocab_sample_chunk' },
-        bindings: { 1: block, 3: state, 4: a.logp, 6: a.lse, 7: a.state, 8: a.sampled },
-        params: params(a.N, g.params[1], c.n, c.c0, flags, 0, 0, 0, invTemperature(a.temperature), a.seed),
-        workgroups: g.workgroups,
-      }),
-    );
-  });
-  return [...stats, ...(await Promise.all(out))];
+  const sample = chunkPass(rt, { ...a, label }, 'vocab_sample_chunk', { 4: a.logp, 6: a.lse, 7: a.state, 8: a.sampled }, a.seed);
+  return [...stats, ...(await Promise.all(sample))];
 }
 
 export interface VocabBackwardArgs {

@@ -16,6 +16,7 @@
  * log-sum-exp), so a [T, V] logits tensor never exists: at Qwen2.5's 152k vocabulary and 16k tokens
  * it would be 9.3 GiB in f32. Memory is O(T·(d + chunk)).
  */
+import { ropeApply } from '../reference/ops/rope';
 import type { HfWeights } from './weights';
 
 /** Vocabulary rows per chunk when the caller does not choose. */
@@ -52,18 +53,7 @@ function rmsNorm(x: Float64Array, T: number, d: number, w: Float32Array, eps: nu
  * interleaved pairs). `direction` −1 rotates by the opposite angles: the inverse, which is also RoPE's backward.
  */
 export function applyRope(x: Float64Array, T: number, heads: number, headDim: number, theta: number, direction: 1 | -1 = 1): void {
-  const half = headDim / 2;
-  for (let p = 0; p < T; p++)
-    for (let j = 0; j < half; j++) {
-      const angle = p * Math.pow(theta, (-2 * j) / headDim);
-      const c = Math.cos(angle), s = direction * Math.sin(angle);
-      for (let h = 0; h < heads; h++) {
-        const base = (p * heads + h) * headDim;
-        const a = x[base + j], b = x[base + j + half];
-        x[base + j] = a * c - b * s;
-        x[base + j + half] = b * c + a * s;
-      }
-    }
+  x.set(ropeApply(x, T, T, heads, headDim, theta, 0, direction));
 }
 
 /** The final hidden states RMSNorm(h_L)·w_f, [T, d], of a token sequence. */
